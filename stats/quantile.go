@@ -15,21 +15,41 @@ const (
 	// x[floor(h)] + (h-floor(h))(x[floor(h)+1]-x[floor(h)]). It is
 	// Hyndman-Fan type 7, numpy's default and Excel PERCENTILE.INC; vLLM,
 	// GenAI-Perf, AIPerf and LLMPerf (pandas) use it.
+	//
+	// The arithmetic follows numpy's _lerp to the bit: for a fraction
+	// t >= 0.5 numpy interpolates down from the upper value,
+	// x[i+1] - (1-t)(x[i+1]-x[i]), which can differ from the upward form in
+	// the last bit.
 	Linear Method = "linear"
 	// NearestRankFloor is MLPerf LoadGen's x[floor(n*p)] (0-based, the
 	// product computed in float64 and truncated; the index is clamped to
 	// n-1).
 	NearestRankFloor Method = "nearest_rank_floor"
 	// NearestRankCumulative is GuideLLM's: the first value whose cumulative
-	// probability (i+1)/n reaches p. It is Hyndman-Fan type 1, the inverse
-	// of the empirical CDF.
+	// probability reaches p. It is Hyndman-Fan type 1, the inverse of the
+	// empirical CDF, computed the way GuideLLM computes it (see Quantile):
+	// equal values are merged, each distinct value gets probability
+	// count/n, and the probabilities are added one at a time in float64
+	// (numpy.cumsum). Where n*p is a whole number the rounding of that sum
+	// decides the answer: for the ten values 10, 20, ..., 100 the sum after
+	// nine values is 0.8999999999999999 < 0.9, so p90 is 100, not 90.
 	NearestRankCumulative Method = "nearest_rank_cumulative"
+	// LocustBuckets is Locust's: each value (a response time in
+	// milliseconds) is first rounded into its bucket (see LocustRound), then
+	// the buckets are walked from the top until n - processed <= int(n*p).
+	// That walk lands on the bucket of x[int(n*p)] (clamped to n-1), which
+	// is how Quantile computes it; the values must be in milliseconds for
+	// the bucket edges (100, 1000, 10000) to mean what Locust means.
+	LocustBuckets Method = "locust_buckets"
 )
 
 // Quantile returns the p-quantile (0 <= p <= 1) of sorted, read with method
 // m. sorted must be in ascending order and contain no NaN; Quantile panics
 // on an empty sample, on p outside [0, 1] or on an unknown method, which
 // are programmer errors.
+//
+// Callers reproducing numpy.percentile(x, P) should pass P/100 computed in
+// float64, as numpy itself divides.
 func Quantile(sorted []float64, p float64, m Method) float64 {
 	n := len(sorted)
 	if n == 0 {
@@ -46,27 +66,13 @@ func Quantile(sorted []float64, p float64, m Method) float64 {
 		if i+1 >= n {
 			return sorted[n-1]
 		}
-		frac := h - lo
-		// Written as numpy writes it (lerp), with explicit float64
-		// conversions so that no fused multiply-add changes the last bit.
-		d := float64(sorted[i+1] - sorted[i])
-		return sorted[i] + float64(frac*d)
+		return lerp(sorted[i], sorted[i+1], h-lo)
 	case NearestRankFloor:
-		i := int(float64(n) * p)
-		if i >= n {
-			i = n - 1
-		}
-		return sorted[i]
+		return sorted[floorRank(n, p)]
 	case NearestRankCumulative:
-		// Smallest i with (i+1)/n >= p, i.e. i = ceil(n*p) - 1.
-		i := int(math.Ceil(float64(n)*p)) - 1
-		if i < 0 {
-			i = 0
-		}
-		if i >= n {
-			i = n - 1
-		}
-		return sorted[i]
+		return cumulativeQuantile(sorted, p)
+	case LocustBuckets:
+		return LocustRound(sorted[floorRank(n, p)])
 	}
 	panic(fmt.Sprintf("stats: unknown quantile method %q", m))
 }
@@ -74,3 +80,115 @@ func Quantile(sorted []float64, p float64, m Method) float64 {
 // Median is Quantile(sorted, 0.5, Linear): the mean of the two middle values
 // for an even count, as numpy.median computes it.
 func Median(sorted []float64) float64 { return Quantile(sorted, 0.5, Linear) }
+
+// lerp interpolates between a and b by t the way numpy's _lerp does,
+// including its switch to the downward form at t >= 0.5, with explicit
+// float64 conversions so that no fused multiply-add changes the last bit.
+func lerp(a, b, t float64) float64 {
+	d := float64(b - a)
+	if t >= 0.5 {
+		return b - float64(d*float64(1-t))
+	}
+	return a + float64(t*d)
+}
+
+// floorRank is LoadGen's (and Locust's) index int(n*p), clamped to n-1.
+func floorRank(n int, p float64) int {
+	i := int(float64(n) * p)
+	if i >= n {
+		i = n - 1
+	}
+	return i
+}
+
+// cumulativeQuantile is GuideLLM's Percentiles.from_pdf after
+// DistributionSummary.from_values with unit weights: np.unique merges equal
+// values, probabilities are count/n (n is np.sum of the unit weights, exact),
+// cdf = np.cumsum(probabilities) adds them left to right, and the answer is
+// the value at np.searchsorted(cdf, p, side="left"), the first index with
+// cdf >= p. If rounding leaves every cdf entry below p (only possible for p
+// close to 1), GuideLLM would index past the end; the largest value is
+// returned instead.
+func cumulativeQuantile(sorted []float64, p float64) float64 {
+	n := len(sorted)
+	fn := float64(n)
+	var cum float64
+	for i := 0; i < n; {
+		j := i + 1
+		for j < n && sorted[j] == sorted[i] {
+			j++
+		}
+		cum += float64(j-i) / fn
+		if cum >= p {
+			return sorted[i]
+		}
+		i = j
+	}
+	return sorted[n-1]
+}
+
+// cumulativeRank is the index cumulativeQuantile returns for a sample of n
+// distinct values: the first i whose float64 running sum of i+1 copies of
+// 1/n reaches p. The bootstrap uses it for resamples (see Bootstrap).
+func cumulativeRank(n int, p float64) int {
+	step := 1 / float64(n)
+	var cum float64
+	for i := range n {
+		cum += step
+		if cum >= p {
+			return i
+		}
+	}
+	return n - 1
+}
+
+// LocustRound rounds a response time in milliseconds to the key Locust
+// stores it under (locust/stats.py StatsEntry._log_response_time): below
+// 100 to a whole millisecond, below 1000 to 10, below 10000 to 100, and
+// above that to 1000. Python's round rounds halves to even on the exact
+// binary value, so 145 becomes 140, 155 becomes 160, 99.5 becomes 100 and
+// 1050 becomes 1000; LocustRound does the same. NaN and infinities are
+// returned unchanged.
+func LocustRound(ms float64) float64 {
+	if math.IsNaN(ms) || math.IsInf(ms, 0) {
+		return ms
+	}
+	switch {
+	case ms < 100:
+		return math.RoundToEven(ms)
+	case ms < 1000:
+		return roundToMultiple(ms, 10)
+	case ms < 10000:
+		return roundToMultiple(ms, 100)
+	}
+	return roundToMultiple(ms, 1000)
+}
+
+// roundToMultiple rounds x >= 2m to the nearest multiple of m, halves to the
+// even multiple, deciding ties on the exact value of x (as Python's
+// round(x, -k) does) rather than on the rounded quotient x/m, which can
+// land exactly on a half when x is not.
+func roundToMultiple(x, m float64) float64 {
+	k := math.Floor(x / m)
+	lo := k * m
+	for lo > x {
+		k--
+		lo = k * m
+	}
+	for lo+m <= x {
+		k++
+		lo = k * m
+	}
+	// Both differences are exact (Sterbenz), since lo and lo+m lie within
+	// a factor of two of x.
+	below, above := x-lo, (lo+m)-x
+	switch {
+	case below < above:
+		return lo
+	case below > above:
+		return lo + m
+	case math.Mod(k, 2) == 0:
+		return lo
+	}
+	return lo + m
+}
