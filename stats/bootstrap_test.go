@@ -1,0 +1,72 @@
+package stats
+
+import (
+	"math"
+	"math/rand/v2"
+	"reflect"
+	"slices"
+	"testing"
+)
+
+func expSample(n int, seed uint64) []float64 {
+	r := rand.New(rand.NewPCG(seed, 99))
+	xs := make([]float64, n)
+	for i := range xs {
+		xs[i] = r.ExpFloat64()
+	}
+	return xs
+}
+
+// TestBootstrapDeterministic checks that the interval is bit-identical for
+// any number of workers, and changes with the seed.
+func TestBootstrapDeterministic(t *testing.T) {
+	xs := expSample(500, 1)
+	stats := []Statistic{
+		QuantileStatistic(0.9, Linear), MedianStatistic(), MeanStatistic(),
+		{Name: "custom p75", Func: QuantileStatistic(0.75, Linear).Func},
+	}
+	for _, s := range stats {
+		var first Interval
+		for i, w := range []int{1, 2, 3, 8} {
+			o := BootstrapOptions{Resamples: 1000, Seed: 7, Workers: w, JackknifeGroups: 100}
+			iv := Bootstrap(xs, s, o)
+			if i == 0 {
+				first = iv
+				continue
+			}
+			if !reflect.DeepEqual(iv, first) {
+				t.Errorf("%s: workers=%d gave %+v, workers=1 gave %+v", s.Name, w, iv, first)
+			}
+		}
+		other := Bootstrap(xs, s, BootstrapOptions{Resamples: 1000, Seed: 8})
+		if other.Lo == first.Lo && other.Hi == first.Hi {
+			t.Errorf("%s: seeds 7 and 8 gave the same interval", s.Name)
+		}
+	}
+}
+
+// TestBootstrapUnsortedInput checks that order does not matter and that
+// the input is left alone.
+func TestBootstrapUnsortedInput(t *testing.T) {
+	xs := expSample(300, 2)
+	keep := append([]float64(nil), xs...)
+	a := Bootstrap(xs, QuantileStatistic(0.9, NearestRankFloor), BootstrapOptions{Resamples: 500})
+	if !reflect.DeepEqual(xs, keep) {
+		t.Fatal("Bootstrap modified its input")
+	}
+	sorted := append([]float64(nil), xs...)
+	slices.Sort(sorted)
+	b := Bootstrap(sorted, QuantileStatistic(0.9, NearestRankFloor), BootstrapOptions{Resamples: 500})
+	if !reflect.DeepEqual(a, b) {
+		t.Errorf("unsorted %+v != sorted %+v", a, b)
+	}
+}
+
+func TestBootstrapEmptyAndNaN(t *testing.T) {
+	for name, xs := range map[string][]float64{"empty": nil, "nan": {1, math.NaN(), 2}} {
+		iv := Bootstrap(xs, MeanStatistic(), BootstrapOptions{})
+		if !math.IsNaN(iv.Lo) || !math.IsNaN(iv.Hi) || len(iv.Warnings) == 0 {
+			t.Errorf("%s: %+v, want NaN bounds and a warning", name, iv)
+		}
+	}
+}
