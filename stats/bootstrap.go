@@ -191,11 +191,11 @@ func Bootstrap(xs []float64, s Statistic, o BootstrapOptions) Interval {
 	}
 	iv.Estimate = s.Func(sorted)
 	reps := runReplicates(o.Resamples, 1, o.Seed, o.Workers, replicatorFor(sorted, s))
-	var jack func() jackknife
+	var accel func() float64
 	if o.Method == BCa {
-		jack = func() jackknife { return jackknifeOf(sorted, s, o) }
+		accel = func() float64 { return jackknifeOf(sorted, s, o).acceleration() }
 	}
-	finishInterval(&iv, reps, o, jack)
+	finishInterval(&iv, reps, o, accel)
 	iv.Warnings = append(sampleWarnings(len(sorted), s), iv.Warnings...)
 	return iv
 }
@@ -241,8 +241,8 @@ func sampleWarnings(n int, s Statistic) []error {
 }
 
 // finishInterval sorts the replicates and reads the interval off them.
-// jack is nil for a Percentile interval.
-func finishInterval(iv *Interval, reps []float64, o BootstrapOptions, jack func() jackknife) {
+// accel computes BCa's acceleration; it is nil for a Percentile interval.
+func finishInterval(iv *Interval, reps []float64, o BootstrapOptions, accel func() float64) {
 	slices.Sort(reps)
 	iv.StdErr = StdDev(reps, 1)
 	alpha := (1 - o.Confidence) / 2
@@ -253,9 +253,8 @@ func finishInterval(iv *Interval, reps []float64, o BootstrapOptions, jack func(
 	if reps[0] == reps[len(reps)-1] {
 		iv.Warnings = append(iv.Warnings, fmt.Errorf("%s: every bootstrap replicate equals %v; the interval carries no information about sampling error", iv.Statistic, reps[0]))
 	}
-	if jack != nil {
-		j := jack()
-		bca := bcaFromSorted(iv.Estimate, reps, j.acceleration(), o.Confidence)
+	if accel != nil {
+		bca := bcaFromSorted(iv.Estimate, reps, accel(), o.Confidence)
 		iv.Z0, iv.Acceleration = bca.Z0, bca.Acceleration
 		if !math.IsNaN(bca.Lo) && !math.IsNaN(bca.Hi) {
 			iv.Lo, iv.Hi = bca.Lo, bca.Hi
@@ -379,30 +378,41 @@ func runReplicates(b, dim int, seed uint64, workers int, newReplicator func() re
 	return out
 }
 
-// replicatorFor returns the cheapest exact way to draw s's replicates.
-func replicatorFor(sorted []float64, s Statistic) func() replicator {
+// A drawer draws the statistic of one bootstrap resample. Each goroutine
+// gets its own drawer, so it may keep scratch space.
+type drawer func(r *rand.Rand) float64
+
+// drawerFor returns a constructor of drawers for s on sorted, using the
+// cheapest exact way to draw s's replicates.
+func drawerFor(sorted []float64, s Statistic) func() drawer {
 	n := len(sorted)
 	switch s.kind {
 	case quantileStat:
 		plan := planFor(n, s.p, s.method)
-		return func() replicator {
-			os := newOrderSampler(sorted, plan)
-			return func(r *rand.Rand, dst []float64) { dst[0] = os.draw(r) }
-		}
+		return func() drawer { return newOrderSampler(sorted, plan).draw }
 	case meanStat:
-		return func() replicator {
+		return func() drawer {
 			buf := make([]float64, n)
-			return func(r *rand.Rand, dst []float64) {
+			return func(r *rand.Rand) float64 {
 				for i := range buf {
 					buf[i] = sorted[r.IntN(n)]
 				}
-				dst[0] = Mean(buf)
+				return Mean(buf)
 			}
 		}
 	}
-	return func() replicator {
+	return func() drawer {
 		rs := newResampler(sorted)
-		return func(r *rand.Rand, dst []float64) { dst[0] = s.Func(rs.draw(r)) }
+		return func(r *rand.Rand) float64 { return s.Func(rs.draw(r)) }
+	}
+}
+
+// replicatorFor draws one-sample replicates of s.
+func replicatorFor(sorted []float64, s Statistic) func() replicator {
+	newDrawer := drawerFor(sorted, s)
+	return func() replicator {
+		d := newDrawer()
+		return func(r *rand.Rand, dst []float64) { dst[0] = d(r) }
 	}
 }
 

@@ -55,17 +55,17 @@ func BootstrapRatio(num, den []float64, o BootstrapOptions) Interval {
 			dst[0] = a / b
 		}
 	})
-	var jack func() jackknife
+	var accel func() float64
 	if o.Method == BCa {
-		jack = func() jackknife {
+		accel = func() float64 {
 			j := make(jackknife, n)
 			for i := range n {
 				j[i] = weighted{(sn - num[i]) / (sd - den[i]), 1}
 			}
-			return j
+			return j.acceleration()
 		}
 	}
-	finishInterval(&iv, reps, o, jack)
+	finishInterval(&iv, reps, o, accel)
 	if n < minSamples {
 		iv.Warnings = append([]error{fmt.Errorf("ratio: bootstrap interval from %d samples; below %d its coverage is unreliable", n, minSamples)}, iv.Warnings...)
 	}

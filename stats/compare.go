@@ -1,0 +1,179 @@
+package stats
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strconv"
+)
+
+// CompareOptions configure [Compare].
+type CompareOptions struct {
+	// Center is the statistic compared; a Statistic without Func means
+	// MedianStatistic(), which is robust to the long tails of latencies.
+	Center Statistic
+	// Bootstrap configures the intervals (zero fields take DefaultBootstrap's
+	// values, as in Bootstrap).
+	Bootstrap BootstrapOptions
+	// Alpha is the significance level of the Mann-Whitney test; zero means
+	// 0.05, benchstat's default.
+	Alpha float64
+}
+
+// DefaultCompare compares medians at alpha 0.05 with DefaultBootstrap
+// intervals.
+var DefaultCompare = CompareOptions{Center: MedianStatistic(), Bootstrap: DefaultBootstrap, Alpha: 0.05}
+
+// A Comparison is the change of a statistic between an old and a new
+// sample, like one cell of benchstat's delta column.
+type Comparison struct {
+	// Old and New are the statistic of each sample with its own interval.
+	Old, New Interval
+	// Delta is New - Old with a two-sample bootstrap interval: each
+	// replicate resamples both samples independently.
+	Delta Interval
+	// Ratio is New/Old with its interval, from the same replicates. Its
+	// bounds are NaN when the old statistic is 0.
+	Ratio Interval
+	// Test is the Mann-Whitney U test of the two samples.
+	Test RankTest
+	// Alpha is the significance level used.
+	Alpha float64
+	// Significant reports Test.P < Alpha. When it is false the change is
+	// shown as "~": the data do not show a difference, whatever the
+	// point estimates say.
+	Significant bool
+	// Warnings gathers the caveats of the intervals and the test.
+	Warnings []error
+}
+
+// Compare compares old and new: the center statistic of each with its
+// bootstrap interval, the difference and ratio with theirs, and a
+// Mann-Whitney U test for significance, which like benchstat decides "~".
+// BCa intervals of the difference and ratio use scipy's two-sample
+// acceleration (jackknifing each sample in turn, see BCaFromReplicates).
+// The intervals are deterministic like Bootstrap's. Compare panics on an
+// empty sample, NaN or invalid options.
+func Compare(old, new []float64, o CompareOptions) Comparison {
+	if o.Center.Func == nil {
+		o.Center = MedianStatistic()
+	}
+	if o.Alpha == 0 {
+		o.Alpha = DefaultCompare.Alpha
+	}
+	if !(o.Alpha > 0 && o.Alpha < 1) {
+		panic(fmt.Sprintf("stats: Compare with alpha %v", o.Alpha))
+	}
+	bo := o.Bootstrap.withDefaults()
+	s := o.Center
+	if len(old) == 0 || len(new) == 0 {
+		panic("stats: Compare of an empty sample")
+	}
+	so, okO := sortedCopy(old)
+	sn, okN := sortedCopy(new)
+	if !okO || !okN {
+		panic("stats: Compare of a sample holding NaN")
+	}
+	c := Comparison{Alpha: o.Alpha, Test: MannWhitneyU(old, new)}
+	c.Significant = c.Test.P < o.Alpha
+
+	drawOld, drawNew := drawerFor(so, s), drawerFor(sn, s)
+	reps := runReplicates(bo.Resamples, 2, bo.Seed, bo.Workers, func() replicator {
+		d0, d1 := drawOld(), drawNew()
+		return func(r *rand.Rand, dst []float64) {
+			dst[0] = d0(r)
+			dst[1] = d1(r)
+		}
+	})
+	b := bo.Resamples
+	ro, rn, rd, rr := make([]float64, b), make([]float64, b), make([]float64, b), make([]float64, b)
+	for i := range b {
+		ro[i], rn[i] = reps[2*i], reps[2*i+1]
+		rd[i] = rn[i] - ro[i]
+		rr[i] = rn[i] / ro[i]
+	}
+	eo, en := s.Func(so), s.Func(sn)
+	newIv := func(name string, est float64, n int) Interval {
+		return Interval{
+			Statistic: name, Estimate: est, Confidence: bo.Confidence, Method: bo.Method,
+			N: n, Resamples: b, Seed: bo.Seed, Z0: math.NaN(), Acceleration: math.NaN(),
+		}
+	}
+	c.Old = newIv(s.Name, eo, len(so))
+	c.New = newIv(s.Name, en, len(sn))
+	c.Delta = newIv(s.Name+" delta", en-eo, len(so)+len(sn))
+	c.Ratio = newIv(s.Name+" ratio", en/eo, len(so)+len(sn))
+
+	// Acceleration: each center from its own jackknife; a two-sample
+	// f(old, new) from the jackknife of old with new whole, then of new
+	// with old whole.
+	var jo, jn jackknife
+	bca := bo.Method == BCa
+	if bca {
+		jo, jn = jackknifeOf(so, s, bo), jackknifeOf(sn, s, bo)
+	}
+	twoSample := func(f func(o, n float64) float64) func() float64 {
+		if !bca {
+			return nil
+		}
+		return func() float64 {
+			a := make(jackknife, len(jo))
+			for i, x := range jo {
+				a[i] = weighted{f(x.v, en), x.w}
+			}
+			b := make(jackknife, len(jn))
+			for i, x := range jn {
+				b[i] = weighted{f(eo, x.v), x.w}
+			}
+			return jackknifeSet{a, b}.acceleration()
+		}
+	}
+	oneSample := func(j *jackknife) func() float64 {
+		if !bca {
+			return nil
+		}
+		return func() float64 { return j.acceleration() }
+	}
+	finishInterval(&c.Old, ro, bo, oneSample(&jo))
+	finishInterval(&c.New, rn, bo, oneSample(&jn))
+	finishInterval(&c.Delta, rd, bo, twoSample(func(o, n float64) float64 { return n - o }))
+	if eo == 0 {
+		c.Ratio.Lo, c.Ratio.Hi, c.Ratio.StdErr = math.NaN(), math.NaN(), math.NaN()
+		c.Ratio.Warnings = append(c.Ratio.Warnings, fmt.Errorf("%s: old value is 0; no ratio", c.Ratio.Statistic))
+	} else {
+		finishInterval(&c.Ratio, rr, bo, twoSample(func(o, n float64) float64 { return n / o }))
+	}
+
+	c.Old.Warnings = append(sampleWarnings(len(so), s), c.Old.Warnings...)
+	c.New.Warnings = append(sampleWarnings(len(sn), s), c.New.Warnings...)
+	for _, iv := range []Interval{c.Old, c.New, c.Delta, c.Ratio} {
+		c.Warnings = append(c.Warnings, iv.Warnings...)
+	}
+	if mannWhitneyMinP(len(so), len(sn)) >= o.Alpha {
+		c.Warnings = append(c.Warnings, errCannotDetect(len(so), len(sn), o.Alpha))
+	}
+	return c
+}
+
+// String renders the comparison as benchstat does: the relative change
+// and the test, or "~" when the change is not significant, e.g.
+// "+12.50% (p=0.002 n=10+10)" or "~ (p=0.310 n=10+10)". When the old value
+// is 0 the absolute change is shown instead of a percentage.
+func (c Comparison) String() string {
+	tail := fmt.Sprintf(" (p=%.3f n=%d+%d)", c.Test.P, c.Old.N, c.New.N)
+	if !c.Significant {
+		return "~" + tail
+	}
+	if c.Old.Estimate == 0 {
+		return signed(c.Delta.Estimate, 'g', 4) + tail
+	}
+	return signed(100*(c.Ratio.Estimate-1), 'f', 2) + "%" + tail
+}
+
+func signed(v float64, format byte, prec int) string {
+	s := strconv.FormatFloat(v, format, prec, 64)
+	if v >= 0 {
+		s = "+" + s
+	}
+	return s
+}

@@ -1,0 +1,65 @@
+package stats
+
+import (
+	"math"
+	"testing"
+)
+
+func TestGoodput(t *testing.T) {
+	reqs := []Request{
+		// 0: fast, TPOT = (1.0-0.1)/9 = 0.1, max gap 0.12
+		{Success: true, TTFT: 0.1, E2E: 1.0, OutputTokens: 10, ChunkGaps: []float64{0.08, 0.12, 0.1}},
+		// 1: TTFT exactly at the limit (inclusive), one token so TPOT = 0
+		{Success: true, TTFT: 0.2, E2E: 5.0, OutputTokens: 1},
+		// 2: slow first token
+		{Success: true, TTFT: 0.3, E2E: 0.5, OutputTokens: 3},
+		// 3: failed, otherwise perfect
+		{Success: false, TTFT: 0.01, E2E: 0.02, OutputTokens: 5},
+		// 4: TPOT = (2.2-0.2)/10 = 0.2, over a 0.15 TPOT limit
+		{Success: true, TTFT: 0.2, E2E: 2.2, OutputTokens: 11, ChunkGaps: []float64{0.2}},
+		// 5: zero output tokens counts as TPOT 0, like vLLM
+		{Success: true, TTFT: 0.05, E2E: 0.05, OutputTokens: 0},
+	}
+	cases := []struct {
+		name string
+		slo  SLO
+		good int
+	}{
+		{"none", SLO{}, 5},
+		{"ttft", SLO{TTFT: 0.2}, 4},                             // 0, 1, 4, 5
+		{"ttft+tpot", SLO{TTFT: 0.2, TPOT: 0.15}, 3},            // 0, 1, 5
+		{"itl", SLO{ITL: 0.11}, 3},                              // 1, 2, 5 (no gaps pass)
+		{"itl inclusive", SLO{ITL: 0.12}, 4},                    // adds 0
+		{"e2e", SLO{E2E: 1.0}, 3},                               // 0, 2, 5
+		{"all", SLO{TTFT: 0.2, TPOT: 0.1, ITL: 0.2, E2E: 5}, 3}, // 0, 1, 5
+	}
+	for _, c := range cases {
+		g := ComputeGoodput(reqs, c.slo, 10)
+		if g.Good != c.good || g.Total != 6 || g.Successful != 5 {
+			t.Errorf("%s: good %d of %d (%d successful), want %d of 6 (5)", c.name, g.Good, g.Total, g.Successful, c.good)
+		}
+		if g.Share != float64(c.good)/6 || g.Rate != float64(c.good)/10 {
+			t.Errorf("%s: share %v rate %v", c.name, g.Share, g.Rate)
+		}
+		if len(g.Warnings) != 0 {
+			t.Errorf("%s: warnings %v", c.name, g.Warnings)
+		}
+	}
+	if tp := reqs[0].TPOT(); math.Abs(tp-0.1) > 1e-15 {
+		t.Errorf("TPOT = %v, want 0.1", tp)
+	}
+	g := ComputeGoodput(nil, SLO{}, 0)
+	if !math.IsNaN(g.Share) || !math.IsNaN(g.Rate) || len(g.Warnings) != 2 {
+		t.Errorf("empty run: %+v", g)
+	}
+	nan := []Request{{Success: true, TTFT: math.NaN(), E2E: 1, OutputTokens: 2}}
+	if g := ComputeGoodput(nan, SLO{TTFT: 1}, 1); g.Good != 0 {
+		t.Errorf("NaN TTFT counted as good")
+	}
+	defer func() {
+		if recover() == nil {
+			t.Error("negative limit did not panic")
+		}
+	}()
+	ComputeGoodput(reqs, SLO{TPOT: -1}, 1)
+}
