@@ -180,14 +180,23 @@ func Bootstrap(xs []float64, s Statistic, o BootstrapOptions) Interval {
 		Estimate: math.NaN(), Lo: math.NaN(), Hi: math.NaN(), StdErr: math.NaN(),
 		Z0: math.NaN(), Acceleration: math.NaN(),
 	}
-	sorted, ok := sortedCopy(xs)
+	isSorted, ok := scanSample(xs)
 	if !ok {
 		iv.Warnings = append(iv.Warnings, fmt.Errorf("%s: sample holds NaN; no interval", s.Name))
 		return iv
 	}
-	if len(sorted) == 0 {
+	if len(xs) == 0 {
 		iv.Warnings = append(iv.Warnings, fmt.Errorf("%s: empty sample; no interval", s.Name))
 		return iv
+	}
+	if s.kind == quantileStat {
+		bootstrapQuantile(&iv, xs, isSorted, s, o)
+		return iv
+	}
+	sorted := xs
+	if !isSorted {
+		sorted = slices.Clone(xs)
+		slices.Sort(sorted)
 	}
 	iv.Estimate = s.Func(sorted)
 	reps := runReplicates(o.Resamples, 1, o.Seed, o.Workers, replicatorFor(sorted, s))
@@ -200,17 +209,72 @@ func Bootstrap(xs []float64, s Statistic, o BootstrapOptions) Interval {
 	return iv
 }
 
-// sortedCopy returns xs if it is sorted, else a sorted copy; ok is false if
-// xs holds NaN.
-func sortedCopy(xs []float64) (sorted []float64, ok bool) {
-	isSorted := true
+// bootstrapQuantile is Bootstrap for a quantile statistic. It works in two
+// passes: first the positions of every replicate's order statistics are
+// drawn (they depend only on n), then the values at those positions are
+// read. On unsorted data only the range of positions actually drawn (plus
+// those the estimate and the jackknife read) is selected, in O(n), instead
+// of sorting the sample. Sorted and unsorted input give identical results.
+func bootstrapQuantile(iv *Interval, xs []float64, isSorted bool, s Statistic, o BootstrapOptions) {
+	n := len(xs)
+	plan := planFor(n, s.p, s.method)
+	idx := runBlocks(o.Resamples, 2, o.Seed, o.Workers, func() func(*rand.Rand, []int) {
+		is := newIndexSampler(n, plan)
+		return func(r *rand.Rand, dst []int) { dst[0], dst[1] = is.indices(r) }
+	})
+	var at func(int) float64
+	if isSorted || s.method == NearestRankCumulative {
+		// GuideLLM's estimate merges equal values over the whole sample.
+		sorted := xs
+		if !isSorted {
+			sorted = slices.Clone(xs)
+			slices.Sort(sorted)
+		}
+		at = func(j int) float64 { return sorted[j] }
+		iv.Estimate = Quantile(sorted, s.p, s.method)
+	} else {
+		// The estimate reads k, k+1 and the jackknife (plan for n-1) reads
+		// at most k-1..k+2 (clamped to the sample).
+		lo, hi := max(0, plan.k-1), min(n-1, plan.k+2)
+		for _, j := range idx {
+			lo, hi = min(lo, j), max(hi, j)
+		}
+		w := newOrderWindow(xs, lo, hi)
+		at = w.at
+		iv.Estimate = plan.value(at(plan.k), at(min(plan.k+1, n-1)))
+	}
+	reps := make([]float64, o.Resamples)
+	for i := range reps {
+		reps[i] = plan.value(at(idx[2*i]), at(idx[2*i+1]))
+	}
+	var accel func() float64
+	if o.Method == BCa && n >= 2 {
+		accel = func() float64 { return quantileJackknife(at, n, planFor(n-1, s.p, s.method)).acceleration() }
+	}
+	finishInterval(iv, reps, o, accel)
+	iv.Warnings = append(sampleWarnings(n, s), iv.Warnings...)
+}
+
+// scanSample reports whether xs is sorted and whether it is free of NaN.
+func scanSample(xs []float64) (isSorted, ok bool) {
+	isSorted = true
 	for i, x := range xs {
 		if math.IsNaN(x) {
-			return nil, false
+			return false, false
 		}
 		if i > 0 && x < xs[i-1] {
 			isSorted = false
 		}
+	}
+	return isSorted, true
+}
+
+// sortedCopy returns xs if it is sorted, else a sorted copy; ok is false if
+// xs holds NaN.
+func sortedCopy(xs []float64) (sorted []float64, ok bool) {
+	isSorted, ok := scanSample(xs)
+	if !ok {
+		return nil, false
 	}
 	if isSorted {
 		return xs, true
@@ -347,12 +411,17 @@ func normQuantile(p float64) float64 { return -math.Sqrt2 * math.Erfcinv(2*p) }
 // goroutine gets its own replicator, so it may keep scratch space.
 type replicator func(r *rand.Rand, dst []float64)
 
-// runReplicates draws b replicates of dim values each, in parallel. Block k
+// runReplicates draws b replicates of dim values each, in parallel.
+func runReplicates(b, dim int, seed uint64, workers int, newReplicator func() replicator) []float64 {
+	return runBlocks(b, dim, seed, workers, func() func(*rand.Rand, []float64) { return newReplicator() })
+}
+
+// runBlocks draws b replicates of dim values each, in parallel. Block k
 // (replicates k*blockSize up to (k+1)*blockSize) is drawn from
 // rand.NewPCG(seed, k) whichever goroutine draws it, so the result does not
 // depend on scheduling or on the number of workers.
-func runReplicates(b, dim int, seed uint64, workers int, newReplicator func() replicator) []float64 {
-	out := make([]float64, b*dim)
+func runBlocks[T any](b, dim int, seed uint64, workers int, newReplicator func() func(*rand.Rand, []T)) []T {
+	out := make([]T, b*dim)
 	blocks := (b + blockSize - 1) / blockSize
 	workers = max(1, min(workers, blocks))
 	var next atomic.Int64

@@ -45,20 +45,27 @@ func TestBootstrapDeterministic(t *testing.T) {
 	}
 }
 
-// TestBootstrapUnsortedInput checks that order does not matter and that
-// the input is left alone.
+// TestBootstrapUnsortedInput checks that order does not matter (unsorted
+// quantile input goes through the O(n) order window, sorted input does
+// not) and that the input is left alone.
 func TestBootstrapUnsortedInput(t *testing.T) {
-	xs := expSample(300, 2)
-	keep := append([]float64(nil), xs...)
-	a := Bootstrap(xs, QuantileStatistic(0.9, NearestRankFloor), BootstrapOptions{Resamples: 500})
-	if !reflect.DeepEqual(xs, keep) {
-		t.Fatal("Bootstrap modified its input")
-	}
-	sorted := append([]float64(nil), xs...)
-	slices.Sort(sorted)
-	b := Bootstrap(sorted, QuantileStatistic(0.9, NearestRankFloor), BootstrapOptions{Resamples: 500})
-	if !reflect.DeepEqual(a, b) {
-		t.Errorf("unsorted %+v != sorted %+v", a, b)
+	xs := expSample(3000, 2)
+	keep := slices.Clone(xs)
+	sorted := slices.Sorted(slices.Values(xs))
+	for _, s := range []Statistic{
+		QuantileStatistic(0.9, NearestRankFloor), QuantileStatistic(0.99, Linear),
+		QuantileStatistic(0.5, NearestRankCumulative), QuantileStatistic(0.999, LocustBuckets),
+		QuantileStatistic(0.01, Linear), MedianStatistic(), MeanStatistic(),
+		{Name: "custom", Func: func(s []float64) float64 { return s[len(s)/3] }},
+	} {
+		o := BootstrapOptions{Resamples: 500, JackknifeGroups: 50}
+		a := Bootstrap(xs, s, o)
+		if !slices.Equal(xs, keep) {
+			t.Fatal("Bootstrap modified its input")
+		}
+		if b := Bootstrap(sorted, s, o); !reflect.DeepEqual(a, b) {
+			t.Errorf("%s: unsorted %+v != sorted %+v", s.Name, a, b)
+		}
 	}
 }
 

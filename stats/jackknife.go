@@ -110,7 +110,7 @@ func leaveOneOut(sorted []float64, s Statistic) jackknife {
 	n := len(sorted)
 	switch s.kind {
 	case quantileStat:
-		return quantileJackknife(sorted, planFor(n-1, s.p, s.method))
+		return quantileJackknife(func(i int) float64 { return sorted[i] }, n, planFor(n-1, s.p, s.method))
 	case meanStat:
 		var sum float64
 		for _, x := range sorted {
@@ -132,21 +132,15 @@ func leaveOneOut(sorted []float64, s Statistic) jackknife {
 	return j
 }
 
-// quantileJackknife computes the leave-one-out values of a quantile whose
-// plan (for n-1 values) reads positions k and k+1. Deleting x[i] shifts
-// the positions at or above i down by one, so the value depends only on
-// where i falls: i <= k reads x[k+1], x[k+2]; i = k+1 reads x[k], x[k+2];
-// i > k+1 reads x[k], x[k+1] (for a one-position plan only i <= k versus
-// i > k matters).
-func quantileJackknife(sorted []float64, plan orderPlan) jackknife {
-	n := len(sorted)
+// quantileJackknife computes the leave-one-out values of a quantile of n
+// values whose plan (for n-1 values) reads positions k and k+1; at returns
+// the sample's order statistics. Deleting x[i] shifts the positions at or
+// above i down by one, so the value depends only on where i falls: i <= k
+// reads x[k+1], x[k+2]; i = k+1 reads x[k], x[k+2]; i > k+1 reads x[k],
+// x[k+1] (for a one-position plan only i <= k versus i > k matters).
+func quantileJackknife(at func(int) float64, n int, plan orderPlan) jackknife {
 	k := plan.k
-	at := func(i int) float64 {
-		if i >= n {
-			return sorted[n-1]
-		}
-		return sorted[i]
-	}
+	get := func(i int) float64 { return at(min(i, n-1)) }
 	var j jackknife
 	add := func(v float64, w int) {
 		if w > 0 {
@@ -154,13 +148,13 @@ func quantileJackknife(sorted []float64, plan orderPlan) jackknife {
 		}
 	}
 	if !plan.two {
-		add(plan.value(at(k+1), 0), k+1)
-		add(plan.value(at(k), 0), n-k-1)
+		add(plan.value(get(k+1), 0), k+1)
+		add(plan.value(get(k), 0), n-k-1)
 		return j
 	}
-	add(plan.value(at(k+1), at(k+2)), k+1)
-	add(plan.value(at(k), at(k+2)), 1)
-	add(plan.value(at(k), at(k+1)), n-k-2)
+	add(plan.value(get(k+1), get(k+2)), k+1)
+	add(plan.value(get(k), get(k+2)), 1)
+	add(plan.value(get(k), get(k+1)), n-k-2)
 	return j
 }
 

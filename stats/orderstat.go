@@ -2,7 +2,9 @@ package stats
 
 import (
 	"math"
+	"math/bits"
 	"math/rand/v2"
+	"slices"
 )
 
 // Drawing a resample's order statistics without building the resample.
@@ -60,54 +62,128 @@ func (g gammaSampler) draw(r *rand.Rand) float64 {
 	}
 }
 
-// orderSampler draws the order statistics plan reads from a bootstrap
-// resample of sorted (see the comment at the top of this file).
-type orderSampler struct {
-	sorted []float64
+// indexSampler draws the positions, in a sorted sample of n values, of the
+// order statistics a plan reads from a bootstrap resample (see the comment
+// at the top of this file). It needs only n, not the values.
+type indexSampler struct {
+	n      int
 	plan   orderPlan
 	ga, gb gammaSampler
 	above  float64 // n-k-1, the count of uniforms above U_(k+1)
 }
 
-func newOrderSampler(sorted []float64, plan orderPlan) *orderSampler {
-	n := len(sorted)
-	s := &orderSampler{
-		sorted: sorted,
-		plan:   plan,
-		ga:     newGammaSampler(float64(plan.k + 1)),
-		gb:     newGammaSampler(float64(n - plan.k)),
-		above:  float64(n - plan.k - 1),
+func newIndexSampler(n int, plan orderPlan) *indexSampler {
+	return &indexSampler{
+		n:     n,
+		plan:  plan,
+		ga:    newGammaSampler(float64(plan.k + 1)),
+		gb:    newGammaSampler(float64(n - plan.k)),
+		above: float64(n - plan.k - 1),
 	}
-	return s
 }
 
-// draw returns the statistic of one bootstrap resample.
-func (s *orderSampler) draw(r *rand.Rand) float64 {
-	n := len(s.sorted)
+// indices draws the positions of the resample's order statistics k and
+// (for a two-position plan) k+1; j2 is j1 for a one-position plan.
+func (s *indexSampler) indices(r *rand.Rand) (j1, j2 int) {
+	n := s.n
 	fn := float64(n)
 	a := s.ga.draw(r)
 	b := s.gb.draw(r)
 	u := a / (a + b)
-	j1 := index(fn * u)
-	if j1 >= n {
-		j1 = n - 1
-	}
+	j1 = min(index(fn*u), n-1)
 	if !s.plan.two {
-		return s.plan.value(s.sorted[j1], 0)
+		return j1, j1
 	}
 	// U_(k+2) = u + (1-u) V, V = 1 - W^(1/(n-k-1)) = -expm1(log(W)/(n-k-1)).
 	w := 1 - r.Float64() // in (0, 1]
 	v := -math.Expm1(math.Log(w) / s.above)
 	u2 := u + float64(b/(a+b))*v
-	j2 := index(fn * u2)
-	if j2 >= n {
-		j2 = n - 1
-	}
-	if j2 < j1 {
-		j2 = j1
-	}
+	j2 = max(j1, min(index(fn*u2), n-1))
+	return j1, j2
+}
+
+// orderSampler draws the statistic of a bootstrap resample of sorted.
+type orderSampler struct {
+	*indexSampler
+	sorted []float64
+}
+
+func newOrderSampler(sorted []float64, plan orderPlan) orderSampler {
+	return orderSampler{newIndexSampler(len(sorted), plan), sorted}
+}
+
+func (s orderSampler) draw(r *rand.Rand) float64 {
+	j1, j2 := s.indices(r)
 	return s.plan.value(s.sorted[j1], s.sorted[j2])
 }
 
 // index truncates a non-negative float to an int.
 func index(f float64) int { return int(f) }
+
+// orderWindow holds the order statistics lo..hi of a sample, which is all
+// a quantile's bootstrap reads: its replicates' positions cluster within a
+// few sqrt(n p (1-p)) of the quantile's rank. Selecting them costs O(n);
+// sorting the whole sample, O(n log n), was most of the time of a p99
+// interval from a million values.
+type orderWindow struct {
+	lo     int
+	values []float64
+}
+
+// newOrderWindow selects the order statistics lo..hi of xs (0 <= lo <= hi
+// < len(xs)) without modifying xs.
+func newOrderWindow(xs []float64, lo, hi int) orderWindow {
+	buf := slices.Clone(xs)
+	nthElement(buf, lo)
+	// buf[lo:] now holds the n-lo largest values, buf[lo] the smallest of
+	// them; the (hi-lo)-th of those is order statistic hi, and everything
+	// selected before it is order statistics lo..hi.
+	nthElement(buf[lo:], hi-lo)
+	w := buf[lo : hi+1]
+	slices.Sort(w)
+	return orderWindow{lo: lo, values: w}
+}
+
+func (w orderWindow) at(j int) float64 { return w.values[j-w.lo] }
+
+// nthElement rearranges a so that a[k] is the value a sorted a would hold
+// there, with no larger value before it and no smaller one after it
+// (Hoare's FIND with a median-of-three pivot; after too many unbalanced
+// rounds it sorts what is left, which bounds the worst case at
+// O(n log n)).
+func nthElement(a []float64, k int) {
+	lo, hi := 0, len(a)-1
+	budget := 2*bits.Len(uint(len(a))) + 8
+	for hi > lo {
+		if budget == 0 {
+			slices.Sort(a[lo : hi+1])
+			return
+		}
+		budget--
+		x, y, z := a[lo], a[lo+(hi-lo)/2], a[hi]
+		pivot := max(min(x, y), min(max(x, y), z))
+		i, j := lo, hi
+		for i <= j {
+			for a[i] < pivot {
+				i++
+			}
+			for a[j] > pivot {
+				j--
+			}
+			if i <= j {
+				a[i], a[j] = a[j], a[i]
+				i++
+				j--
+			}
+		}
+		// a[lo..j] <= pivot <= a[i..hi], and a[j+1..i-1] == pivot.
+		switch {
+		case k <= j:
+			hi = j
+		case k >= i:
+			lo = i
+		default:
+			return
+		}
+	}
+}
