@@ -230,9 +230,6 @@ func (m *awsMapper) row(rec []string, c *Charge) *fieldError {
 	c.ResourceID = text(rec, m.rid)
 	c.ChargeDescription = text(rec, m.desc)
 	c.ServiceName = text(rec, m.productName)
-	if c.ServiceName == "" {
-		c.ServiceName = text(rec, m.code)
-	}
 	c.SkuID = text(rec, m.sku)
 	c.RegionID = text(rec, m.regionCode)
 	if c.RegionID == "" {
@@ -261,6 +258,9 @@ func (m *awsMapper) row(rec []string, c *Charge) *fieldError {
 			pick(&c.RegionID, "region_code", "regionCode", "region")
 			pick(&c.RegionName, "location")
 		}
+	}
+	if c.ServiceName == "" {
+		c.ServiceName = text(rec, m.code)
 	}
 	for _, tc := range m.tagCols {
 		if v := text(rec, tc.col); v != "" {
