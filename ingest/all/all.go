@@ -1,0 +1,15 @@
+// Package all lists every ingest format verdict knows, in the order
+// detection considers them.
+package all
+
+import (
+	"github.com/verdict-llm/verdict/ingest"
+	"github.com/verdict-llm/verdict/ingest/vllm"
+)
+
+// Formats returns the known formats.
+func Formats() []ingest.Format {
+	return []ingest.Format{
+		vllm.Format{},
+	}
+}

@@ -1,0 +1,414 @@
+package ingest
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/verdict-llm/verdict/schemas"
+)
+
+// Options configure ToBundle. Formats must be set; the rest may be zero.
+type Options struct {
+	// Formats are the formats detection chooses among (see ingest/all).
+	Formats []Format
+	// Format forces a format by name; "" or "auto" detects per file.
+	Format string
+	// SUT is the system-under-test inventory applied to every run.
+	SUT schemas.Inventory
+	// Labels are added to every run; they win over labels from the file.
+	Labels map[string]string
+	// Strict makes any rejected row an error.
+	Strict bool
+	// Progress, when set, is told about the bytes read per file.
+	Progress Progress
+	// ListRejections caps the rejections listed per source in the
+	// manifest (all are counted); 0 means 100.
+	ListRejections int
+	// Bundle configures the bundle writer.
+	Bundle schemas.BundleOptions
+}
+
+// Progress receives progress reports. File is called once per input with
+// its size and returns a function that is called with byte counts as the
+// input is read, and once with -1 when the file is done.
+type Progress interface {
+	File(name string, size int64) func(n int64)
+}
+
+// A DirFormat reads inputs given as a directory (for example a tool's
+// artifacts directory).
+type DirFormat interface {
+	Format
+	// DetectDir returns a confidence in [0, 100] that dir holds this
+	// format's output.
+	DetectDir(dir string) int
+	// ReadDir reads the directory and reports to sink.
+	ReadDir(ctx context.Context, dir string, sink Sink) error
+}
+
+// Summary is what ToBundle did.
+type Summary struct {
+	Dest     string
+	Manifest schemas.Manifest
+}
+
+// Totals sums the manifest's counts for a table over all sources.
+func (s Summary) Totals(table string) schemas.Counts {
+	var c schemas.Counts
+	for _, src := range s.Manifest.Sources {
+		t := src.Counts[table]
+		c.Read += t.Read
+		c.Ingested += t.Ingested
+		c.Rejected += t.Rejected
+	}
+	return c
+}
+
+// Find returns the format with the given name.
+func Find(formats []Format, name string) (Format, bool) {
+	for _, f := range formats {
+		if f.Name() == name {
+			return f, true
+		}
+	}
+	return nil, false
+}
+
+// Names lists the formats' names.
+func Names(formats []Format) []string {
+	out := make([]string, len(formats))
+	for i, f := range formats {
+		out[i] = f.Name()
+	}
+	return out
+}
+
+// ToBundle reads every path and writes one bundle at dest. Nothing is
+// written unless every input reads; see the package documentation for what
+// is an error and what is a rejection.
+func ToBundle(ctx context.Context, paths []string, dest string, opts Options) (Summary, error) {
+	if len(paths) == 0 {
+		return Summary{}, errors.New("no input files")
+	}
+	var forced Format
+	if opts.Format != "" && opts.Format != "auto" {
+		f, ok := Find(opts.Formats, opts.Format)
+		if !ok {
+			return Summary{}, fmt.Errorf("unknown format %q (known: %s)", opts.Format, strings.Join(Names(opts.Formats), ", "))
+		}
+		forced = f
+	}
+	w, err := schemas.CreateBundle(dest, opts.Bundle)
+	if err != nil {
+		return Summary{}, err
+	}
+	defer w.Abort()
+	var m schemas.Manifest
+	seenRuns := map[string]string{}
+	for _, path := range paths {
+		if err := ctx.Err(); err != nil {
+			return Summary{}, err
+		}
+		src, err := readOne(ctx, path, forced, w, opts)
+		if err != nil {
+			return Summary{}, err
+		}
+		for _, id := range src.Runs {
+			if other, dup := seenRuns[id]; dup {
+				return Summary{}, fmt.Errorf("%s: run %s was already read from %s (the same file given twice?)", path, id, other)
+			}
+			seenRuns[id] = path
+		}
+		m.Sources = append(m.Sources, src)
+	}
+	if err := w.Commit(m); err != nil {
+		return Summary{}, err
+	}
+	b, err := schemas.OpenBundle(dest)
+	if err != nil {
+		return Summary{}, err
+	}
+	return Summary{Dest: dest, Manifest: b.Manifest}, nil
+}
+
+func readOne(ctx context.Context, path string, forced Format, w *schemas.BundleWriter, opts Options) (schemas.Source, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return schemas.Source{}, &Error{File: path, Err: unwrapPathError(err)}
+	}
+	sink := newSourceSink(ctx, path, w, opts)
+	if fi.IsDir() {
+		df, err := pickDir(path, forced, opts.Formats)
+		if err != nil {
+			return schemas.Source{}, err
+		}
+		sink.src.Format = df.Name()
+		if err := df.ReadDir(ctx, path, sink); err != nil {
+			return schemas.Source{}, err
+		}
+		return sink.finish()
+	}
+	if !fi.Mode().IsRegular() {
+		return schemas.Source{}, &Error{File: path, Err: errors.New("not a regular file")}
+	}
+	if fi.Size() == 0 {
+		return schemas.Source{}, &Error{File: path, Err: errors.New("empty file")}
+	}
+	sum, head, err := hashAndHead(path)
+	if err != nil {
+		return schemas.Source{}, &Error{File: path, Err: err}
+	}
+	f := forced
+	if f == nil {
+		if f, err = detect(path, head, opts.Formats); err != nil {
+			return schemas.Source{}, err
+		}
+	}
+	in := &Input{Path: path, Size: fi.Size(), SHA256: sum,
+		open: func() (io.ReadCloser, error) { return os.Open(path) },
+		openAt: func(off int64) (io.ReadCloser, error) {
+			f, err := os.Open(path)
+			if err != nil {
+				return nil, err
+			}
+			return sectionCloser{io.NewSectionReader(f, off, fi.Size()-off), f}, nil
+		}}
+	if opts.Progress != nil {
+		add := opts.Progress.File(path, fi.Size())
+		in.track = add
+		defer add(-1)
+	}
+	sink.src.SHA256, sink.src.Bytes, sink.src.Format = sum, fi.Size(), f.Name()
+	if err := f.Read(ctx, in, sink); err != nil {
+		return schemas.Source{}, err
+	}
+	return sink.finish()
+}
+
+type sectionCloser struct {
+	*io.SectionReader
+	f *os.File
+}
+
+func (s sectionCloser) Close() error { return s.f.Close() }
+
+func unwrapPathError(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+func hashAndHead(path string) (string, []byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", nil, err
+	}
+	defer f.Close()
+	h := sha256.New()
+	head := make([]byte, HeadSize)
+	n, err := io.ReadFull(f, head)
+	if err != nil && err != io.ErrUnexpectedEOF {
+		return "", nil, err
+	}
+	head = head[:n]
+	h.Write(head)
+	if _, err := io.CopyBuffer(h, f, make([]byte, 1<<20)); err != nil {
+		return "", nil, err
+	}
+	return hex.EncodeToString(h.Sum(nil)), head, nil
+}
+
+// detect picks the format with the highest confidence.
+func detect(path string, head []byte, formats []Format) (Format, error) {
+	best, bestScore, tie := Format(nil), 0, false
+	for _, f := range formats {
+		s := f.Detect(path, head)
+		switch {
+		case s > bestScore:
+			best, bestScore, tie = f, s, false
+		case s == bestScore && s > 0:
+			tie = true
+		}
+	}
+	if best == nil {
+		return nil, &Error{File: path, Err: fmt.Errorf("format not recognised from its content; name one with --format (known: %s)", strings.Join(Names(formats), ", "))}
+	}
+	if tie {
+		return nil, &Error{File: path, Err: errors.New("content matches several formats equally; name one with --format")}
+	}
+	return best, nil
+}
+
+func pickDir(path string, forced Format, formats []Format) (DirFormat, error) {
+	if forced != nil {
+		if df, ok := forced.(DirFormat); ok {
+			return df, nil
+		}
+		return nil, &Error{File: path, Err: fmt.Errorf("is a directory, and format %s reads files; give the files inside it", forced.Name())}
+	}
+	var best DirFormat
+	bestScore := 0
+	for _, f := range formats {
+		if df, ok := f.(DirFormat); ok {
+			if s := df.DetectDir(path); s > bestScore {
+				best, bestScore = df, s
+			}
+		}
+	}
+	if best == nil {
+		return nil, &Error{File: path, Err: errors.New("is a directory, not a result file; give the files inside it")}
+	}
+	return best, nil
+}
+
+// sourceSink accounts for one source's rows and forwards records to the
+// bundle writer.
+type sourceSink struct {
+	ctx  context.Context
+	w    *schemas.BundleWriter
+	opts Options
+	src  schemas.Source
+	runs map[string]bool
+	// request run IDs seen, to check they all belong to reported runs
+	reqRuns map[string]bool
+	n       int
+}
+
+func newSourceSink(ctx context.Context, path string, w *schemas.BundleWriter, opts Options) *sourceSink {
+	if opts.ListRejections <= 0 {
+		opts.ListRejections = 100
+	}
+	return &sourceSink{ctx: ctx, w: w, opts: opts, runs: map[string]bool{}, reqRuns: map[string]bool{},
+		src: schemas.Source{Path: path, Counts: map[string]schemas.Counts{}}}
+}
+
+func (s *sourceSink) count(table string, ingested bool, reason string) {
+	c := s.src.Counts[table]
+	c.Read++
+	if ingested {
+		c.Ingested++
+	} else {
+		c.Rejected++
+		if c.Reasons == nil {
+			c.Reasons = map[string]int64{}
+		}
+		c.Reasons[reason]++
+	}
+	s.src.Counts[table] = c
+}
+
+func (s *sourceSink) Describe(format, tool, toolVersion string) {
+	if format != "" {
+		s.src.Format = format
+	}
+	s.src.Tool, s.src.ToolVersion = tool, toolVersion
+}
+
+func (s *sourceSink) Run(r *schemas.Run) error {
+	if r.ID == "" {
+		return errors.New("ingest: a format reported a run without an ID")
+	}
+	if s.runs[r.ID] {
+		return fmt.Errorf("ingest: run %s reported twice", r.ID)
+	}
+	s.runs[r.ID] = true
+	run := *r
+	run.SUT = s.opts.SUT
+	if len(s.opts.Labels) > 0 {
+		labels := maps.Clone(run.Labels)
+		if labels == nil {
+			labels = map[string]string{}
+		}
+		for _, k := range slices.Sorted(maps.Keys(s.opts.Labels)) {
+			v := s.opts.Labels[k]
+			if old, ok := labels[k]; ok && old != v {
+				s.Warn(fmt.Sprintf("run %s: label %s=%q from the file replaced by --label %s=%q", run.ID, k, old, k, v))
+			}
+			labels[k] = v
+		}
+		run.Labels = labels
+	}
+	s.w.AddRun(run)
+	s.src.Runs = append(s.src.Runs, run.ID)
+	s.count(schemas.TableRuns, true, "")
+	return nil
+}
+
+func (s *sourceSink) Request(r *schemas.Request) error {
+	s.n++
+	if s.n&0xfff == 0 {
+		if err := s.ctx.Err(); err != nil {
+			return err
+		}
+	}
+	s.reqRuns[r.RunID] = true
+	s.count(schemas.TableRequests, true, "")
+	return s.w.AddRequest(r)
+}
+
+func (s *sourceSink) Metric(m *schemas.Metric) error {
+	if _, ok := schemas.Lookup(m.MetricID); !ok {
+		return fmt.Errorf("ingest: unregistered metric %q", m.MetricID)
+	}
+	s.reqRuns[m.RunID] = true
+	s.w.AddMetric(*m)
+	if m.Source == schemas.SourceComputed {
+		c := s.src.Counts[schemas.TableMetrics]
+		c.Computed++
+		s.src.Counts[schemas.TableMetrics] = c
+		return nil
+	}
+	s.count(schemas.TableMetrics, true, "")
+	return nil
+}
+
+func (s *sourceSink) Reject(rej schemas.Rejection) {
+	s.count(rej.Table, false, rej.Reason)
+	if len(s.src.Rejections) < s.opts.ListRejections {
+		s.src.Rejections = append(s.src.Rejections, rej)
+	} else {
+		s.src.RejectionsOmitted++
+	}
+}
+
+func (s *sourceSink) Warn(msg string) { s.src.Warnings = append(s.src.Warnings, msg) }
+
+func (s *sourceSink) finish() (schemas.Source, error) {
+	for id := range s.reqRuns {
+		if !s.runs[id] {
+			return schemas.Source{}, fmt.Errorf("ingest: %s: rows reference run %s, which was never reported", s.src.Path, id)
+		}
+	}
+	if len(s.runs) == 0 {
+		return schemas.Source{}, &Error{File: s.src.Path, Err: errors.New("no benchmark runs found")}
+	}
+	if s.opts.Strict {
+		var total int64
+		for _, c := range s.src.Counts {
+			total += c.Rejected
+		}
+		if total > 0 {
+			first := ""
+			if len(s.src.Rejections) > 0 {
+				first = ": first: " + s.src.Rejections[0].String()
+			}
+			return schemas.Source{}, &Error{File: s.src.Path, Err: fmt.Errorf("%d rows rejected (--strict)%s", total, first)}
+		}
+	}
+	return s.src, nil
+}
+
+func shortHash(s string) string {
+	h := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(h[:6])
+}

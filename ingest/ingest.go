@@ -1,0 +1,150 @@
+// Package ingest turns benchmark tools' output files into verdict's
+// records. It owns the Format interface that each tool's package
+// (ingest/vllm, ingest/aiperf, ...) implements, detection of a file's
+// format by its content, and the driver that streams every input into a
+// bundle while accounting for every row.
+//
+// The pipeline position is: source files -> ingest/<tool> -> Sink ->
+// schemas.BundleWriter. A Format reads one input and reports what it finds
+// to a Sink: runs, requests, metric rows, rejected rows (with file, line
+// and field) and warnings. Rows are never dropped silently: each input row
+// becomes either a record or a rejection, and the manifest's counts are
+// kept from exactly those calls.
+//
+// Errors come in two kinds. A problem with one row (a negative latency, a
+// wrong type) is a rejection and ingest goes on. A problem with the file
+// (malformed or truncated JSON, an empty file, a directory where a file
+// was expected) is an *Error, and no bundle is written.
+package ingest
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/verdict-llm/verdict/schemas"
+)
+
+// A Format reads one tool's output.
+type Format interface {
+	// Name is the --format value, e.g. "vllm".
+	Name() string
+	// Description is one line for help output.
+	Description() string
+	// Detect returns a confidence in [0, 100] that the input is in this
+	// format, from the input's name and its first bytes (up to HeadSize).
+	// Detection is by content; the name only breaks ties.
+	Detect(name string, head []byte) int
+	// Read reads the input and reports to sink. It returns an *Error (or
+	// an I/O error) when the file as a whole cannot be read.
+	Read(ctx context.Context, in *Input, sink Sink) error
+}
+
+// HeadSize is the number of leading bytes Detect sees.
+const HeadSize = 64 << 10
+
+// A Sink receives what a Format reads. The pointers passed to it are valid
+// only during the call; implementations copy what they keep.
+type Sink interface {
+	// Run records a run.
+	Run(r *schemas.Run) error
+	// Request records a request of a run reported earlier or later.
+	Request(r *schemas.Request) error
+	// Metric records one statistic.
+	Metric(m *schemas.Metric) error
+	// Reject records an input row that was not ingested.
+	Reject(rej schemas.Rejection)
+	// Warn records a fact about the input that cost no row.
+	Warn(msg string)
+	// Describe sets the format and tool version detected for the input.
+	Describe(format, tool, toolVersion string)
+}
+
+// An Error is a problem with an input file as a whole.
+type Error struct {
+	File   string
+	Line   int
+	Column int
+	Record string // e.g. "run 2"
+	Field  string
+	Err    error
+}
+
+func (e *Error) Error() string {
+	var b strings.Builder
+	b.WriteString(e.File)
+	if e.Line > 0 {
+		fmt.Fprintf(&b, ":%d", e.Line)
+		if e.Column > 0 {
+			fmt.Fprintf(&b, ":%d", e.Column)
+		}
+	}
+	b.WriteString(": ")
+	if e.Record != "" {
+		b.WriteString(e.Record + ": ")
+	}
+	if e.Field != "" {
+		b.WriteString(e.Field + ": ")
+	}
+	b.WriteString(e.Err.Error())
+	return b.String()
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// An Input is one file to read.
+type Input struct {
+	Path   string // as given by the user
+	Size   int64
+	SHA256 string
+	// open returns the content from its start; openAt from a byte offset.
+	open   func() (io.ReadCloser, error)
+	openAt func(off int64) (io.ReadCloser, error)
+	track  func(n int64)
+}
+
+// Open returns the input's content from its start. Bytes read through the
+// first reader returned count toward progress.
+func (in *Input) Open() (io.ReadCloser, error) {
+	rc, err := in.open()
+	if err != nil || in.track == nil {
+		return rc, err
+	}
+	t := in.track
+	in.track = nil
+	return &countingReader{rc, t}, nil
+}
+
+// OpenAt returns the input's content from byte offset off, for formats
+// that read parts of a file in lockstep (see ingest/vllm). For plain files
+// it is a cheap positioned read.
+func (in *Input) OpenAt(off int64) (io.ReadCloser, error) { return in.openAt(off) }
+
+// NewInput makes an Input from a function that opens the content at a
+// byte offset; tests and callers with in-memory or unusual storage use it.
+func NewInput(path string, size int64, sha256hex string, openAt func(off int64) (io.ReadCloser, error)) *Input {
+	return &Input{Path: path, Size: size, SHA256: sha256hex,
+		open: func() (io.ReadCloser, error) { return openAt(0) }, openAt: openAt}
+}
+
+type countingReader struct {
+	io.ReadCloser
+	add func(int64)
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.ReadCloser.Read(p)
+	if n > 0 {
+		c.add(int64(n))
+	}
+	return n, err
+}
+
+// RunID returns a run's ID, derived from its source file's content hash and
+// its index within the file, so that ingesting the same file twice gives
+// the same IDs.
+func RunID(tool, sha256hex string, record int) string {
+	h := shortHash(fmt.Sprintf("%s#%d", sha256hex, record))
+	return tool + "-" + h
+}

@@ -1,0 +1,110 @@
+// Package ingesttest helps test ingest formats: it runs a Format over a
+// file or bytes and collects everything it reports, and it locates the
+// shared corpus of real tool outputs.
+package ingesttest
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"testing"
+
+	"github.com/verdict-llm/verdict/ingest"
+	"github.com/verdict-llm/verdict/schemas"
+)
+
+// Result is everything a Format reported.
+type Result struct {
+	Runs       []schemas.Run
+	Requests   []schemas.Request // copies, including ChunkGapsS
+	Metrics    []schemas.Metric
+	Rejections []schemas.Rejection
+	Warnings   []string
+	Format     string
+	Tool       string
+	Version    string
+	// Requests is left empty when KeepRequests is false in ReadFile; the
+	// count is always kept.
+	NumRequests int
+}
+
+// Sink implements ingest.Sink by collecting.
+type Sink struct {
+	R            Result
+	KeepRequests bool
+}
+
+func (s *Sink) Run(r *schemas.Run) error { s.R.Runs = append(s.R.Runs, *r); return nil }
+func (s *Sink) Request(r *schemas.Request) error {
+	s.R.NumRequests++
+	if s.KeepRequests {
+		c := *r
+		c.ChunkGapsS = slices.Clone(r.ChunkGapsS)
+		s.R.Requests = append(s.R.Requests, c)
+	}
+	return nil
+}
+func (s *Sink) Metric(m *schemas.Metric) error { s.R.Metrics = append(s.R.Metrics, *m); return nil }
+func (s *Sink) Reject(rej schemas.Rejection)   { s.R.Rejections = append(s.R.Rejections, rej) }
+func (s *Sink) Warn(msg string)                { s.R.Warnings = append(s.R.Warnings, msg) }
+func (s *Sink) Describe(format, tool, version string) {
+	s.R.Format, s.R.Tool, s.R.Version = format, tool, version
+}
+
+// ReadFile runs f over the file at path, keeping request rows.
+func ReadFile(t testing.TB, f ingest.Format, path string) (*Result, error) {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return read(f, path, data, true)
+}
+
+// ReadBytes runs f over data as if it were a file called name.
+func ReadBytes(f ingest.Format, name string, data []byte) (*Result, error) {
+	return read(f, name, data, true)
+}
+
+func read(f ingest.Format, name string, data []byte, keep bool) (*Result, error) {
+	sum := sha256.Sum256(data)
+	in := ingest.NewInput(name, int64(len(data)), hex.EncodeToString(sum[:]),
+		func(off int64) (io.ReadCloser, error) {
+			return io.NopCloser(bytes.NewReader(data[off:])), nil
+		})
+	s := &Sink{KeepRequests: keep}
+	err := f.Read(context.Background(), in, s)
+	return &s.R, err
+}
+
+// Metric returns the first metric row matching run, id, stat, percentile
+// (ignored when < 0) and source.
+func (r *Result) Metric(run, id, stat string, pct float64, source string) (schemas.Metric, bool) {
+	for _, m := range r.Metrics {
+		if m.RunID == run && m.MetricID == id && m.Stat == stat && m.Source == source &&
+			(pct < 0 || (m.Percentile.OK && m.Percentile.V == pct)) {
+			return m, true
+		}
+	}
+	return schemas.Metric{}, false
+}
+
+// SharedDir returns the directory of the shared corpus for a tool
+// (../shared/fixtures/<tool> beside the repository), or skips the test
+// when the corpus is absent, as it is in a user's clone.
+func SharedDir(t testing.TB, tool string) string {
+	t.Helper()
+	_, file, _, _ := runtime.Caller(0)
+	root := filepath.Dir(filepath.Dir(filepath.Dir(file))) // the repository
+	dir := filepath.Join(filepath.Dir(root), "shared", "fixtures", tool)
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		t.Skipf("shared corpus not found at %s: the real-tool conformance tests need ../shared beside the repository", dir)
+	}
+	return dir
+}

@@ -1,0 +1,359 @@
+// Package spill holds a large sample of float64 observations with bounded
+// memory and answers exact order statistics over it.
+//
+// Below a limit the values stay in memory and are sorted for queries. Past
+// the limit they are appended to a temporary file, and order statistics are
+// found by radix selection: each pass over the file narrows the candidates
+// by 16 bits of an order-preserving key, and the final candidates are
+// sorted in memory. The answers are exact either way, so statistics
+// recomputed from a tool's per-request data can be compared with the
+// tool's own to the last digits whatever the input size.
+package spill
+
+import (
+	"bufio"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"slices"
+	"sort"
+
+	"github.com/verdict-llm/verdict/stats"
+)
+
+// DefaultMemLimit is the number of values kept in memory before spilling
+// (32 MiB of float64s).
+const DefaultMemLimit = 4 << 20
+
+// Floats is a sample of float64 values. NaN values must not be added. The
+// zero value keeps up to DefaultMemLimit values in memory. Close removes
+// any temporary file.
+type Floats struct {
+	// MemLimit overrides DefaultMemLimit when positive.
+	MemLimit int
+	// Dir is where a spill file is created ("" means os.TempDir()).
+	Dir string
+
+	mem    []float64
+	file   *os.File
+	w      *bufio.Writer
+	n      int64
+	sorted bool
+
+	// Running moments: Welford for the variance, Neumaier for the sum.
+	mean, m2  float64
+	sum, comp float64
+	min, max  float64
+
+	scratch [8]byte
+}
+
+// Add appends one value.
+func (f *Floats) Add(x float64) error {
+	if f.n == 0 {
+		f.min, f.max = x, x
+	} else {
+		f.min = min(f.min, x)
+		f.max = max(f.max, x)
+	}
+	f.n++
+	d := x - f.mean
+	f.mean += d / float64(f.n)
+	f.m2 += d * (x - f.mean)
+	t := f.sum + x
+	if math.Abs(f.sum) >= math.Abs(x) {
+		f.comp += (f.sum - t) + x
+	} else {
+		f.comp += (x - t) + f.sum
+	}
+	f.sum = t
+	f.sorted = false
+
+	limit := f.MemLimit
+	if limit <= 0 {
+		limit = DefaultMemLimit
+	}
+	if f.file == nil && len(f.mem) < limit {
+		f.mem = append(f.mem, x)
+		return nil
+	}
+	if f.file == nil {
+		if err := f.spill(); err != nil {
+			return err
+		}
+	}
+	binary.LittleEndian.PutUint64(f.scratch[:], math.Float64bits(x))
+	_, err := f.w.Write(f.scratch[:])
+	return err
+}
+
+func (f *Floats) spill() error {
+	file, err := os.CreateTemp(f.Dir, "verdict-spill-*")
+	if err != nil {
+		return fmt.Errorf("spill: %w", err)
+	}
+	// Unlink at once where the OS allows it; the descriptor keeps the data.
+	_ = os.Remove(file.Name())
+	f.file = file
+	f.w = bufio.NewWriterSize(file, 1<<20)
+	var b [8]byte
+	for _, x := range f.mem {
+		binary.LittleEndian.PutUint64(b[:], math.Float64bits(x))
+		if _, err := f.w.Write(b[:]); err != nil {
+			return err
+		}
+	}
+	f.mem = nil
+	return nil
+}
+
+// Len is the number of values.
+func (f *Floats) Len() int64 { return f.n }
+
+// Spilled reports whether the values are on disk.
+func (f *Floats) Spilled() bool { return f.file != nil }
+
+// Min and Max return the extremes (0 for an empty sample).
+func (f *Floats) Min() float64 { return f.min }
+func (f *Floats) Max() float64 { return f.max }
+
+// Mean returns the arithmetic mean (NaN when empty). In memory it is
+// summed in numpy's pairwise order; spilled, with compensated summation.
+func (f *Floats) Mean() float64 {
+	if f.n == 0 {
+		return math.NaN()
+	}
+	if f.file == nil {
+		return stats.Mean(f.mem)
+	}
+	return (f.sum + f.comp) / float64(f.n)
+}
+
+// StdDev returns the standard deviation with ddof degrees of freedom
+// removed (0: population, 1: sample); NaN when Len() <= ddof.
+func (f *Floats) StdDev(ddof int) float64 {
+	if f.n <= int64(ddof) {
+		return math.NaN()
+	}
+	if f.file == nil {
+		return stats.StdDev(f.mem, ddof)
+	}
+	return math.Sqrt(f.m2 / float64(f.n-int64(ddof)))
+}
+
+// Quantiles returns the ps-quantiles (each in [0, 1]) read with method m.
+// It panics on an empty sample (a programmer error).
+func (f *Floats) Quantiles(ps []float64, m stats.Method) ([]float64, error) {
+	if f.n == 0 {
+		panic("spill: Quantiles of an empty sample")
+	}
+	if f.file == nil {
+		if !f.sorted {
+			slices.Sort(f.mem)
+			f.sorted = true
+		}
+		out := make([]float64, len(ps))
+		for i, p := range ps {
+			out[i] = stats.Quantile(f.mem, p, m)
+		}
+		return out, nil
+	}
+	// Find the ranks each quantile needs, select them exactly from the
+	// file, and evaluate the method on a sample that holds just those
+	// order statistics.
+	need := map[int64]bool{}
+	for _, p := range ps {
+		for _, r := range ranks(f.n, p, m) {
+			need[r] = true
+		}
+	}
+	rs := make([]int64, 0, len(need))
+	for r := range need {
+		rs = append(rs, r)
+	}
+	slices.Sort(rs)
+	vals, err := f.selectRanks(rs)
+	if err != nil {
+		return nil, err
+	}
+	at := func(r int64) float64 { return vals[sort.Search(len(rs), func(i int) bool { return rs[i] >= r })] }
+	out := make([]float64, len(ps))
+	for i, p := range ps {
+		out[i] = quantileFromRanks(f.n, p, m, at)
+	}
+	return out, nil
+}
+
+// ranks lists the 0-based order statistics a quantile reads.
+func ranks(n int64, p float64, m stats.Method) []int64 {
+	switch m {
+	case stats.Linear:
+		lo := int64(math.Floor(p * float64(n-1)))
+		if lo+1 < n {
+			return []int64{lo, lo + 1}
+		}
+		return []int64{n - 1}
+	case stats.NearestRankFloor:
+		return []int64{min(int64(float64(n)*p), n-1)}
+	case stats.NearestRankCumulative:
+		return []int64{min(max(int64(math.Ceil(float64(n)*p))-1, 0), n-1)}
+	}
+	panic(fmt.Sprintf("spill: unsupported method %q", m))
+}
+
+// quantileFromRanks evaluates method m given access to order statistics,
+// with the same arithmetic as stats.Quantile.
+func quantileFromRanks(n int64, p float64, m stats.Method, at func(int64) float64) float64 {
+	r := ranks(n, p, m)
+	if m != stats.Linear || len(r) == 1 {
+		return at(r[0])
+	}
+	h := p * float64(n-1)
+	frac := h - math.Floor(h)
+	lo, hi := at(r[0]), at(r[1])
+	d := float64(hi - lo)
+	return lo + float64(frac*d)
+}
+
+// key maps a float64 to a uint64 whose unsigned order is the float order.
+func key(x float64) uint64 {
+	b := math.Float64bits(x)
+	if b>>63 == 1 {
+		return ^b
+	}
+	return b | 1<<63
+}
+
+// selectRanks returns the values at the given sorted 0-based ranks, reading
+// the spill file once per 16-bit radix digit (at most four passes) plus a
+// final collection pass.
+func (f *Floats) selectRanks(rs []int64) ([]float64, error) {
+	if err := f.w.Flush(); err != nil {
+		return nil, err
+	}
+	type target struct {
+		rank   int64  // rank within the whole sample
+		prefix uint64 // known high bits of the key
+		before int64  // values with a key below the prefix range
+	}
+	ts := make([]target, len(rs))
+	for i, r := range rs {
+		ts[i] = target{rank: r}
+	}
+	// Narrow each target's prefix 16 bits at a time until the candidates
+	// sharing it are few enough to collect.
+	for shift := 48; shift >= 0; shift -= 16 {
+		var hists = map[uint64]*[1 << 16]int64{}
+		for _, t := range ts {
+			if hists[t.prefix] == nil {
+				hists[t.prefix] = new([1 << 16]int64)
+			}
+		}
+		bits := 64 - (shift + 16) // bits fixed so far
+		err := f.scan(func(k uint64) {
+			var p uint64
+			if bits > 0 {
+				p = k >> (64 - bits) << (64 - bits)
+			}
+			if h := hists[p]; h != nil {
+				h[(k>>shift)&0xffff]++
+			}
+		})
+		if err != nil {
+			return nil, err
+		}
+		small := true
+		for i := range ts {
+			h := hists[ts[i].prefix]
+			within := ts[i].rank - ts[i].before
+			var acc int64
+			for d := 0; d < 1<<16; d++ {
+				if acc+h[d] > within {
+					ts[i].prefix |= uint64(d) << shift
+					ts[i].before += acc
+					if h[d] > 1<<20 {
+						small = false
+					}
+					break
+				}
+				acc += h[d]
+			}
+		}
+		if shift == 0 {
+			// Every bit of each key is known: the key is the value.
+			out := make([]float64, len(ts))
+			for i, t := range ts {
+				out[i] = math.Float64frombits(unkey(t.prefix))
+			}
+			return out, nil
+		}
+		if small {
+			// Collect the candidates of each prefix and pick the ranks.
+			fixed := 64 - shift
+			cands := map[uint64][]float64{}
+			for _, t := range ts {
+				cands[t.prefix] = nil
+			}
+			err := f.scan(func(k uint64) {
+				p := k
+				if fixed < 64 {
+					p = k >> (64 - fixed) << (64 - fixed)
+				}
+				if c, ok := cands[p]; ok {
+					cands[p] = append(c, math.Float64frombits(unkey(k)))
+				}
+			})
+			if err != nil {
+				return nil, err
+			}
+			out := make([]float64, len(ts))
+			for i, t := range ts {
+				c := cands[t.prefix]
+				slices.Sort(c)
+				j := t.rank - t.before
+				if j < 0 || j >= int64(len(c)) {
+					return nil, errors.New("spill: selection lost track of a rank")
+				}
+				out[i] = c[j]
+			}
+			return out, nil
+		}
+	}
+	return nil, errors.New("spill: unreachable")
+}
+
+func unkey(k uint64) uint64 {
+	if k>>63 == 1 {
+		return k &^ (1 << 63)
+	}
+	return ^k
+}
+
+// scan calls fn with the key of every spilled value.
+func (f *Floats) scan(fn func(uint64)) error {
+	r := bufio.NewReaderSize(io.NewSectionReader(f.file, 0, f.n*8), 1<<20)
+	var b [8]byte
+	for {
+		if _, err := io.ReadFull(r, b[:]); err != nil {
+			if err == io.EOF {
+				return nil
+			}
+			return fmt.Errorf("spill: reading back: %w", err)
+		}
+		fn(key(math.Float64frombits(binary.LittleEndian.Uint64(b[:]))))
+	}
+}
+
+// Close releases the spill file, if any.
+func (f *Floats) Close() error {
+	f.mem = nil
+	if f.file == nil {
+		return nil
+	}
+	err := f.file.Close()
+	f.file, f.w = nil, nil
+	return err
+}

@@ -1,0 +1,87 @@
+package spill
+
+import (
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/verdict-llm/verdict/stats"
+)
+
+// TestSpilledMatchesMemory checks that spilled selection returns exactly
+// what sorting in memory returns, for every method, on data with
+// negatives, zeros, duplicates and a wide range.
+func TestSpilledMatchesMemory(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	gens := map[string]func() float64{
+		"lognormal": func() float64 { return math.Exp(rng.NormFloat64()) * 0.01 },
+		"mixed":     func() float64 { return rng.NormFloat64() * 1e3 },
+		"ties":      func() float64 { return float64(rng.IntN(7)) - 3 },
+		"constant":  func() float64 { return 0.125 },
+	}
+	ps := []float64{0, 0.001, 0.25, 0.5, 0.9, 0.99, 0.999, 1}
+	for name, gen := range gens {
+		for _, n := range []int{1, 2, 7, 5000} {
+			var mem, disk Floats
+			disk.MemLimit = 3
+			ref := make([]float64, n)
+			for i := range ref {
+				x := gen()
+				ref[i] = x
+				if err := mem.Add(x); err != nil {
+					t.Fatal(err)
+				}
+				if err := disk.Add(x); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if n > 3 && !disk.Spilled() {
+				t.Fatalf("%s/%d: expected a spill", name, n)
+			}
+			slices.Sort(ref)
+			for _, m := range []stats.Method{stats.Linear, stats.NearestRankFloor} {
+				got, err := disk.Quantiles(ps, m)
+				if err != nil {
+					t.Fatal(err)
+				}
+				gotMem, _ := mem.Quantiles(ps, m)
+				for i, p := range ps {
+					want := stats.Quantile(ref, p, m)
+					if got[i] != want || gotMem[i] != want {
+						t.Errorf("%s/%d/%s p=%v: spilled %v, memory %v, want %v", name, n, m, p, got[i], gotMem[i], want)
+					}
+				}
+			}
+			if d := math.Abs(disk.Mean() - stats.Mean(ref)); d > 1e-12*math.Max(1, math.Abs(stats.Mean(ref))) {
+				t.Errorf("%s/%d: mean %v vs %v", name, n, disk.Mean(), stats.Mean(ref))
+			}
+			if n > 1 {
+				w := stats.StdDev(ref, 0)
+				if d := math.Abs(disk.StdDev(0) - w); d > 1e-9*math.Max(w, 1e-300) && d > 1e-15 {
+					t.Errorf("%s/%d: std %v vs %v", name, n, disk.StdDev(0), w)
+				}
+			}
+			if disk.Min() != ref[0] || disk.Max() != ref[n-1] {
+				t.Errorf("%s/%d: min/max %v %v", name, n, disk.Min(), disk.Max())
+			}
+			disk.Close()
+			mem.Close()
+		}
+	}
+}
+
+func BenchmarkSpilledP99(b *testing.B) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for b.Loop() {
+		var f Floats
+		f.MemLimit = 1 << 10
+		for range 1 << 20 {
+			f.Add(math.Exp(rng.NormFloat64()))
+		}
+		if _, err := f.Quantiles([]float64{0.5, 0.99}, stats.Linear); err != nil {
+			b.Fatal(err)
+		}
+		f.Close()
+	}
+}

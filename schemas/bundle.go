@@ -1,0 +1,569 @@
+package schemas
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"syscall"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/arrow-go/v18/parquet"
+	"github.com/apache/arrow-go/v18/parquet/compress"
+	"github.com/apache/arrow-go/v18/parquet/file"
+	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+)
+
+// ManifestFile is the name of a bundle's manifest.
+const ManifestFile = "manifest.json"
+
+// A Manifest describes a bundle: what wrote it, from which sources, and how
+// every input row was accounted for.
+type Manifest struct {
+	SchemaVersion  int         `json:"schema_version"`
+	VerdictVersion string      `json:"verdict_version"`
+	CreatedAt      time.Time   `json:"created_at"`
+	Tables         []TableFile `json:"tables"`
+	Sources        []Source    `json:"sources"`
+}
+
+// A TableFile is one table of a bundle.
+type TableFile struct {
+	Name string `json:"name"`
+	File string `json:"file"`
+	Rows int64  `json:"rows"`
+}
+
+// A Source is one input file of a bundle.
+type Source struct {
+	Path        string   `json:"path"`
+	SHA256      string   `json:"sha256"`
+	Bytes       int64    `json:"bytes"`
+	Format      string   `json:"format"`
+	Tool        string   `json:"tool"`
+	ToolVersion string   `json:"tool_version"`
+	Runs        []string `json:"runs"`
+	// Counts accounts for the rows read per table: Read = Ingested +
+	// Rejected.
+	Counts map[string]Counts `json:"counts"`
+	// Rejections lists rejected rows, up to a limit; RejectionsOmitted
+	// counts the rest (Counts has them all by reason).
+	Rejections        []Rejection `json:"rejections,omitempty"`
+	RejectionsOmitted int64       `json:"rejections_omitted,omitempty"`
+	// Warnings are facts about the input that did not cost a row, such as
+	// unknown keys kept as labels.
+	Warnings []string `json:"warnings,omitempty"`
+}
+
+// Counts accounts for one table's rows from one source: every row read is
+// either ingested or rejected (Read = Ingested + Rejected). Computed rows
+// (statistics verdict derived from per-request data) were not read and are
+// counted apart.
+type Counts struct {
+	Read     int64            `json:"read"`
+	Ingested int64            `json:"ingested"`
+	Rejected int64            `json:"rejected"`
+	Computed int64            `json:"computed,omitempty"`
+	Reasons  map[string]int64 `json:"rejected_by_reason,omitempty"`
+}
+
+// A Rejection is one input row that was not ingested, and why.
+type Rejection struct {
+	Table  string `json:"table"`
+	Line   int    `json:"line,omitempty"`
+	Column int    `json:"column,omitempty"`
+	Record string `json:"record,omitempty"` // e.g. "run 2, request 17"
+	Field  string `json:"field,omitempty"`
+	Reason string `json:"reason"`
+}
+
+func (r Rejection) String() string {
+	s := ""
+	if r.Line > 0 {
+		s = fmt.Sprintf("line %d", r.Line)
+		if r.Column > 0 {
+			s += fmt.Sprintf(", column %d", r.Column)
+		}
+		s += ": "
+	}
+	if r.Record != "" {
+		s += r.Record + ": "
+	}
+	if r.Field != "" {
+		s += r.Field + ": "
+	}
+	return s + r.Reason
+}
+
+// BundleOptions configure a BundleWriter. The zero value is valid.
+type BundleOptions struct {
+	VerdictVersion string
+	CreatedAt      time.Time // the manifest's creation time; zero means now
+	// Overwrite replaces an existing bundle at the destination (atomically:
+	// the old one is removed only after the new one is in place).
+	Overwrite bool
+	// Allocator for Arrow buffers; nil means memory.DefaultAllocator.
+	Allocator memory.Allocator
+	// BatchRows is the number of request rows buffered before they are
+	// written as one Parquet row group; 0 means 65536.
+	BatchRows int
+}
+
+// A BundleWriter writes a bundle into a temporary directory beside its
+// destination and renames it into place on Commit, so that an interrupted
+// command never leaves a half-written bundle. Requests are streamed to
+// Parquet in batches; runs and metrics, which are small, are held until
+// Commit. A BundleWriter is not safe for concurrent use.
+type BundleWriter struct {
+	dest, tmp string
+	opts      BundleOptions
+	mem       memory.Allocator
+
+	runs    []Run
+	metrics []Metric
+
+	reqFile    *os.File
+	reqWriter  *pqarrow.FileWriter
+	reqBuilder *array.RecordBuilder
+	reqApp     *RequestAppender
+	reqRows    int64
+	pending    int
+
+	extra map[string]*tableWriter
+	done  bool
+}
+
+// tableWriter streams record batches of one extra table.
+type tableWriter struct {
+	schema *arrow.Schema
+	w      *pqarrow.FileWriter
+	rows   int64
+}
+
+// CreateBundle starts a bundle that will appear at dest on Commit. dest
+// must not exist unless opts.Overwrite is set.
+func CreateBundle(dest string, opts BundleOptions) (*BundleWriter, error) {
+	if opts.BatchRows <= 0 {
+		opts.BatchRows = 1 << 16
+	}
+	mem := opts.Allocator
+	if mem == nil {
+		mem = memory.DefaultAllocator
+	}
+	if fi, err := os.Stat(dest); err == nil {
+		if !opts.Overwrite {
+			return nil, fmt.Errorf("%s already exists (use --force to replace it)", dest)
+		}
+		if !fi.IsDir() {
+			return nil, fmt.Errorf("%s exists and is not a bundle directory", dest)
+		}
+		if _, err := os.Stat(filepath.Join(dest, ManifestFile)); err != nil {
+			return nil, fmt.Errorf("%s exists and is not a bundle (no %s); refusing to replace it", dest, ManifestFile)
+		}
+	}
+	parent := filepath.Dir(dest)
+	if err := os.MkdirAll(parent, 0o755); err != nil {
+		return nil, err
+	}
+	tmp, err := os.MkdirTemp(parent, "."+filepath.Base(dest)+".tmp-")
+	if err != nil {
+		return nil, err
+	}
+	return &BundleWriter{dest: dest, tmp: tmp, opts: opts, mem: mem, extra: map[string]*tableWriter{}}, nil
+}
+
+func writerProps(mem memory.Allocator, rowGroup int) (*parquet.WriterProperties, pqarrow.ArrowWriterProperties) {
+	props := parquet.NewWriterProperties(
+		parquet.WithCompression(compress.Codecs.Zstd),
+		parquet.WithMaxRowGroupLength(int64(rowGroup)),
+		parquet.WithAllocator(mem),
+		parquet.WithStats(true),
+	)
+	return props, pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema(), pqarrow.WithAllocator(mem))
+}
+
+func (w *BundleWriter) newParquet(name string, schema *arrow.Schema) (*pqarrow.FileWriter, error) {
+	f, err := os.Create(filepath.Join(w.tmp, name+".parquet"))
+	if err != nil {
+		return nil, err
+	}
+	props, aprops := writerProps(w.mem, w.opts.BatchRows)
+	fw, err := pqarrow.NewFileWriter(schema, f, props, aprops)
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return fw, nil
+}
+
+// AddRun adds a run.
+func (w *BundleWriter) AddRun(r Run) { w.runs = append(w.runs, r) }
+
+// AddMetric adds a metric row.
+func (w *BundleWriter) AddMetric(m Metric) { w.metrics = append(w.metrics, m) }
+
+// AddRequest appends a request. r is copied; the caller may reuse it.
+func (w *BundleWriter) AddRequest(r *Request) error {
+	if w.reqWriter == nil {
+		if err := w.openRequests(); err != nil {
+			return err
+		}
+	}
+	w.reqApp.Append(r)
+	w.pending++
+	if w.pending >= w.opts.BatchRows {
+		return w.flushRequests()
+	}
+	return nil
+}
+
+func (w *BundleWriter) openRequests() error {
+	fw, err := w.newParquet(TableRequests, requestsSchema)
+	if err != nil {
+		return err
+	}
+	w.reqWriter = fw
+	w.reqBuilder = array.NewRecordBuilder(w.mem, requestsSchema)
+	w.reqApp = NewRequestAppender(w.reqBuilder)
+	return nil
+}
+
+func (w *BundleWriter) flushRequests() error {
+	if w.pending == 0 {
+		return nil
+	}
+	rec := w.reqBuilder.NewRecordBatch()
+	defer rec.Release()
+	if err := w.reqWriter.Write(rec); err != nil {
+		return fmt.Errorf("writing requests: %w", err)
+	}
+	w.reqRows += int64(w.pending)
+	w.pending = 0
+	return nil
+}
+
+// WriteRecords streams a record batch of an extra table (for example
+// resource samples or costs). Every batch of a table must have the same
+// schema, which must carry the MetaSchema and MetaTable metadata.
+func (w *BundleWriter) WriteRecords(table string, rec arrow.RecordBatch) error {
+	switch table {
+	case TableRuns, TableRequests, TableMetrics:
+		return fmt.Errorf("schemas: WriteRecords cannot write the %s table", table)
+	}
+	tw := w.extra[table]
+	if tw == nil {
+		fw, err := w.newParquet(table, rec.Schema())
+		if err != nil {
+			return err
+		}
+		tw = &tableWriter{schema: rec.Schema(), w: fw}
+		w.extra[table] = tw
+	}
+	if err := tw.w.Write(rec); err != nil {
+		return fmt.Errorf("writing %s: %w", table, err)
+	}
+	tw.rows += rec.NumRows()
+	return nil
+}
+
+// Runs returns the runs added so far (for callers that fill in counts
+// before committing).
+func (w *BundleWriter) Runs() []Run { return w.runs }
+
+// Commit writes the remaining tables and the manifest, then moves the
+// bundle into place. The manifest's table list, schema version, verdict
+// version and creation time are filled in by Commit.
+func (w *BundleWriter) Commit(m Manifest) (err error) {
+	if w.done {
+		return errors.New("schemas: bundle already committed or aborted")
+	}
+	defer func() {
+		if err != nil {
+			w.Abort()
+		}
+	}()
+	if w.reqWriter == nil {
+		if err := w.openRequests(); err != nil {
+			return err
+		}
+	}
+	if err := w.flushRequests(); err != nil {
+		return err
+	}
+	w.reqBuilder.Release()
+	if err := w.reqWriter.Close(); err != nil { // also closes the file
+		return fmt.Errorf("closing requests: %w", err)
+	}
+	w.reqWriter = nil
+	m.Tables = []TableFile{{TableRuns, TableRuns + ".parquet", int64(len(w.runs))},
+		{TableRequests, TableRequests + ".parquet", w.reqRows},
+		{TableMetrics, TableMetrics + ".parquet", int64(len(w.metrics))}}
+	if err := w.writeSmall(TableRuns, BuildRuns(w.mem, w.runs)); err != nil {
+		return err
+	}
+	if err := w.writeSmall(TableMetrics, BuildMetrics(w.mem, w.metrics)); err != nil {
+		return err
+	}
+	for _, name := range sortedKeys(w.extra) {
+		tw := w.extra[name]
+		if err := tw.w.Close(); err != nil {
+			return fmt.Errorf("closing %s: %w", name, err)
+		}
+		m.Tables = append(m.Tables, TableFile{name, name + ".parquet", tw.rows})
+	}
+	w.extra = nil
+	m.SchemaVersion = SchemaVersion
+	m.VerdictVersion = w.opts.VerdictVersion
+	m.CreatedAt = w.opts.CreatedAt
+	if m.CreatedAt.IsZero() {
+		m.CreatedAt = time.Now().UTC().Truncate(time.Second)
+	}
+	data, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := writeFileSync(filepath.Join(w.tmp, ManifestFile), append(data, '\n')); err != nil {
+		return err
+	}
+	if err := syncDir(w.tmp); err != nil {
+		return err
+	}
+	if err := w.moveIntoPlace(); err != nil {
+		return err
+	}
+	w.done = true
+	return nil
+}
+
+func (w *BundleWriter) writeSmall(name string, rec arrow.RecordBatch) error {
+	defer rec.Release()
+	fw, err := w.newParquet(name, rec.Schema())
+	if err != nil {
+		return err
+	}
+	if rec.NumRows() > 0 {
+		if err := fw.Write(rec); err != nil {
+			fw.Close()
+			return fmt.Errorf("writing %s: %w", name, err)
+		}
+	}
+	return fw.Close()
+}
+
+// moveIntoPlace renames the temporary directory to the destination. An
+// existing bundle is first moved aside and removed only after the new one
+// is in place.
+func (w *BundleWriter) moveIntoPlace() error {
+	var old string
+	if _, err := os.Stat(w.dest); err == nil {
+		old = w.tmp + ".old"
+		if err := os.Rename(w.dest, old); err != nil {
+			return err
+		}
+	}
+	if err := os.Rename(w.tmp, w.dest); err != nil {
+		if old != "" {
+			_ = os.Rename(old, w.dest)
+		}
+		return err
+	}
+	if old != "" {
+		return os.RemoveAll(old)
+	}
+	return syncDir(filepath.Dir(w.dest))
+}
+
+// Abort discards the bundle. It is safe to call after Commit (it does
+// nothing then) and more than once.
+func (w *BundleWriter) Abort() {
+	if w.done {
+		return
+	}
+	w.done = true
+	if w.reqWriter != nil {
+		_ = w.reqWriter.Close()
+	}
+	if w.reqBuilder != nil {
+		w.reqBuilder.Release()
+	}
+	for _, tw := range w.extra {
+		_ = tw.w.Close()
+	}
+	_ = os.RemoveAll(w.tmp)
+}
+
+func writeFileSync(path string, data []byte) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	// Some file systems do not support syncing a directory; the rename is
+	// still atomic there.
+	if err := d.Sync(); err != nil && !errors.Is(err, os.ErrInvalid) && !errors.Is(err, syscall.EINVAL) {
+		return err
+	}
+	return nil
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// A Bundle is a bundle opened for reading.
+type Bundle struct {
+	Dir      string
+	Manifest Manifest
+	mem      memory.Allocator
+}
+
+// ErrSchemaVersion is wrapped by the error of a bundle whose schema
+// version this build does not read.
+var ErrSchemaVersion = errors.New("unsupported bundle schema version")
+
+// OpenBundle opens the bundle in dir and checks its schema version.
+func OpenBundle(dir string) (*Bundle, error) {
+	fi, err := os.Stat(dir)
+	if err != nil {
+		return nil, err
+	}
+	if !fi.IsDir() {
+		return nil, fmt.Errorf("%s is not a bundle: not a directory", dir)
+	}
+	data, err := os.ReadFile(filepath.Join(dir, ManifestFile))
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("%s is not a bundle: it has no %s", dir, ManifestFile)
+		}
+		return nil, err
+	}
+	var probe struct {
+		SchemaVersion *int `json:"schema_version"`
+	}
+	if err := json.Unmarshal(data, &probe); err != nil {
+		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, ManifestFile), err)
+	}
+	if probe.SchemaVersion == nil {
+		return nil, fmt.Errorf("%s: no schema_version: %w", filepath.Join(dir, ManifestFile), ErrSchemaVersion)
+	}
+	if *probe.SchemaVersion != SchemaVersion {
+		return nil, fmt.Errorf("%s has schema version %d, and this verdict reads version %d; re-ingest the sources or use a matching verdict: %w",
+			dir, *probe.SchemaVersion, SchemaVersion, ErrSchemaVersion)
+	}
+	b := &Bundle{Dir: dir, mem: memory.DefaultAllocator}
+	if err := json.Unmarshal(data, &b.Manifest); err != nil {
+		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, ManifestFile), err)
+	}
+	return b, nil
+}
+
+// HasTable reports whether the bundle has a table.
+func (b *Bundle) HasTable(name string) bool {
+	for _, t := range b.Manifest.Tables {
+		if t.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+// Records streams the record batches of a table. Each batch is valid only
+// during fn; call Retain to keep it.
+func (b *Bundle) Records(ctx context.Context, table string, fn func(arrow.RecordBatch) error) error {
+	path := filepath.Join(b.Dir, table+".parquet")
+	rdr, err := file.OpenParquetFile(path, false)
+	if err != nil {
+		return fmt.Errorf("open %s: %w", path, err)
+	}
+	defer rdr.Close()
+	fr, err := pqarrow.NewFileReader(rdr, pqarrow.ArrowReadProperties{BatchSize: 1 << 16}, b.mem)
+	if err != nil {
+		return fmt.Errorf("read %s: %w", path, err)
+	}
+	// Schema-level metadata is kept in the file's key/value metadata, not
+	// in the batches, so check the version here.
+	if sc, err := fr.Schema(); err == nil {
+		if v, ok := sc.Metadata().GetValue(MetaSchema); ok && v != strconv.Itoa(SchemaVersion) {
+			return fmt.Errorf("%s has schema version %s, and this verdict reads version %d: %w", path, v, SchemaVersion, ErrSchemaVersion)
+		}
+	}
+	rr, err := fr.GetRecordReader(ctx, nil, nil)
+	if err != nil {
+		return fmt.Errorf("read %s: %w", path, err)
+	}
+	defer rr.Release()
+	for rr.Next() {
+		if err := fn(rr.RecordBatch()); err != nil {
+			return err
+		}
+	}
+	if err := rr.Err(); err != nil && !errors.Is(err, io.EOF) {
+		return fmt.Errorf("read %s: %w", path, err)
+	}
+	return nil
+}
+
+// Runs reads the runs table.
+func (b *Bundle) Runs(ctx context.Context) ([]Run, error) {
+	var out []Run
+	err := b.Records(ctx, TableRuns, func(rec arrow.RecordBatch) error {
+		out = append(out, DecodeRuns(rec)...)
+		return nil
+	})
+	return out, err
+}
+
+// Metrics reads the metrics table.
+func (b *Bundle) Metrics(ctx context.Context) ([]Metric, error) {
+	var out []Metric
+	err := b.Records(ctx, TableMetrics, func(rec arrow.RecordBatch) error {
+		out = append(out, DecodeMetrics(rec)...)
+		return nil
+	})
+	return out, err
+}
+
+// Requests streams the requests table row by row. The Request passed to fn
+// is reused; copy what must outlive the call.
+func (b *Bundle) Requests(ctx context.Context, fn func(*Request) error) error {
+	var d RequestDecoder
+	return b.Records(ctx, TableRequests, func(rec arrow.RecordBatch) error {
+		d.Reset(rec)
+		for i := 0; i < int(rec.NumRows()); i++ {
+			if err := fn(d.Row(i)); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}

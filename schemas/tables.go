@@ -1,0 +1,166 @@
+package schemas
+
+import (
+	"strconv"
+
+	"github.com/apache/arrow-go/v18/arrow"
+)
+
+// Field metadata keys. MetaMetric carries a column's definition ID.
+const (
+	MetaMetric     = "verdict.metric"
+	MetaUnit       = "verdict.unit"
+	MetaDefinition = "verdict.definition"
+	MetaSchema     = "verdict.schema_version"
+	MetaTable      = "verdict.table"
+)
+
+// Table names, which are also the bundle's file stems.
+const (
+	TableRuns     = "runs"
+	TableRequests = "requests"
+	TableMetrics  = "metrics"
+)
+
+// metricField is a nullable column holding observations of a registry
+// metric; its metadata names the definition.
+func metricField(name string, typ arrow.DataType, id string) arrow.Field {
+	d := MustLookup(id)
+	return arrow.Field{Name: name, Type: typ, Nullable: true,
+		Metadata: arrow.MetadataFrom(map[string]string{
+			MetaMetric:     id,
+			MetaUnit:       d.Unit,
+			MetaDefinition: d.Summary(),
+		})}
+}
+
+func plain(name string, typ arrow.DataType, nullable bool) arrow.Field {
+	return arrow.Field{Name: name, Type: typ, Nullable: nullable}
+}
+
+func described(name string, typ arrow.DataType, nullable bool, desc string) arrow.Field {
+	return arrow.Field{Name: name, Type: typ, Nullable: nullable,
+		Metadata: arrow.MetadataFrom(map[string]string{"verdict.description": desc})}
+}
+
+func tableMeta(table string) *arrow.Metadata {
+	md := arrow.MetadataFrom(map[string]string{MetaSchema: strconv.Itoa(SchemaVersion), MetaTable: table})
+	return &md
+}
+
+var (
+	str     = arrow.BinaryTypes.String
+	i64     = arrow.PrimitiveTypes.Int64
+	f64     = arrow.PrimitiveTypes.Float64
+	boolean = arrow.FixedWidthTypes.Boolean
+	tsUTC   = &arrow.TimestampType{Unit: arrow.Nanosecond, TimeZone: "UTC"}
+	strList = arrow.ListOf(arrow.BinaryTypes.String)
+	strMap  = arrow.MapOf(arrow.BinaryTypes.String, arrow.BinaryTypes.String)
+)
+
+// The schemas are immutable after package initialisation.
+var (
+	runsSchema = arrow.NewSchema([]arrow.Field{
+		plain("run_id", str, false),
+		plain("tool", str, false),
+		plain("tool_version", str, true),
+		plain("format", str, false),
+		plain("source_path", str, true),
+		plain("source_sha256", str, true),
+		plain("source_record", i64, false),
+		described("scenario", str, false, "server, offline, fixed_concurrency, single_stream, multi_stream, batch_latency or unknown"),
+		described("arrival", str, false, "poisson, gamma, constant, all_at_once, closed_loop, ramp_up or unknown"),
+		described("request_rate", f64, true, "target requests/s; +Inf when all requests are released at once"),
+		described("burstiness", f64, true, "gamma shape of inter-arrival times; 1 is Poisson"),
+		plain("max_concurrency", i64, true),
+		plain("ramp_up", str, true),
+		plain("streaming", boolean, true),
+		plain("backend", str, true),
+		plain("endpoint", str, true),
+		plain("model", str, true),
+		plain("tokenizer", str, true),
+		described("num_prompts", i64, true, "requests asked for"),
+		described("completed", i64, true, "successful requests"),
+		described("failed", i64, true, "failed requests"),
+		described("duration_s", f64, true, "length of the run's window in seconds; window_kind says which window"),
+		described("window_kind", str, true, "dispatch (first dispatch -> last completion), span (earliest start -> latest end) or engine"),
+		plain("window_start", tsUTC, true),
+		plain("window_end", tsUTC, true),
+		described("tool_date", str, true, "the tool's own timestamp text, as written (often local time without a zone)"),
+		plain("token_source", str, true),
+		plain("labels", strMap, true),
+		described("flags", strList, true, "version quirks that change what a number means"),
+		plain("sut_model", str, true),
+		plain("sut_model_revision", str, true),
+		plain("sut_quantization", str, true),
+		plain("sut_engine", str, true),
+		plain("sut_engine_version", str, true),
+		plain("sut_launch_args", strList, true),
+		plain("sut_gpu_model", str, true),
+		plain("sut_gpu_count", i64, true),
+		plain("sut_driver", str, true),
+		plain("sut_cuda", str, true),
+		plain("sut_container_image", str, true),
+		plain("sut_dataset", str, true),
+		plain("sut_dataset_sha256", str, true),
+		plain("sut_endpoint", str, true),
+		plain("sut_client_location", str, true),
+		plain("sut_cache_state", str, true),
+		plain("sut_warmup_requests", i64, true),
+		plain("sut_resource_ids", strList, true),
+	}, tableMeta(TableRuns))
+
+	requestsSchema = arrow.NewSchema([]arrow.Field{
+		plain("run_id", str, false),
+		described("index", i64, false, "dispatch order within the run"),
+		plain("status", str, false),
+		plain("phase", str, false),
+		described("start_s", f64, true, "send time, seconds from the run's time origin"),
+		described("end_s", f64, true, "completion time, seconds from the run's time origin"),
+		metricField("queue_s", f64, "client_queue"),
+		metricField("ttft_s", f64, "ttft"),
+		metricField("ttft_answer_s", f64, "ttft_answer"),
+		metricField("e2e_s", f64, "e2e"),
+		metricField("input_tokens", i64, "input_tokens"),
+		metricField("output_tokens", i64, "output_tokens"),
+		metricField("reasoning_tokens", i64, "reasoning_tokens"),
+		metricField("chunk_gaps_s", arrow.ListOf(f64), "itl_chunk"),
+		plain("error", str, true),
+	}, tableMeta(TableRequests))
+
+	metricsSchema = arrow.NewSchema([]arrow.Field{
+		plain("run_id", str, false),
+		described("metric_id", str, false, "metric definition ID; `verdict schema` lists every definition"),
+		described("stat", str, false, "mean, median, std, min, max, p, count, sum or value"),
+		described("percentile", f64, true, "for stat p: the percentile, 0-100"),
+		plain("value", f64, true),
+		plain("unit", str, false),
+		described("method", str, true, "how the statistic was computed (percentile method, std convention)"),
+		described("source", str, false, "reported by the tool or computed by verdict"),
+		plain("native_name", str, true),
+		plain("n", i64, true),
+		plain("note", str, true),
+	}, tableMeta(TableMetrics))
+)
+
+// RunsSchema is the Arrow schema of the runs table.
+func RunsSchema() *arrow.Schema { return runsSchema }
+
+// RequestsSchema is the Arrow schema of the requests table.
+func RequestsSchema() *arrow.Schema { return requestsSchema }
+
+// MetricsSchema is the Arrow schema of the metrics table.
+func MetricsSchema() *arrow.Schema { return metricsSchema }
+
+// SchemaOf returns the schema of a table by name.
+func SchemaOf(table string) (*arrow.Schema, bool) {
+	switch table {
+	case TableRuns:
+		return runsSchema, true
+	case TableRequests:
+		return requestsSchema, true
+	case TableMetrics:
+		return metricsSchema, true
+	}
+	return nil, false
+}
