@@ -465,8 +465,23 @@ func (d *Decimal) UnmarshalYAML(b []byte) error {
 	if len(s) >= 2 && (s[0] == '"' || s[0] == '\'') && s[len(s)-1] == s[0] {
 		s = s[1 : len(s)-1]
 	}
-	return d.UnmarshalText([]byte(s))
+	v, err := ParseDecimal(s)
+	if err != nil {
+		return &decimalYAMLError{text: s, err: err}
+	}
+	*d = v
+	return nil
 }
+
+// decimalYAMLError carries the bad scalar so that ParseQuote can find
+// its line (go-yaml does not position errors from unmarshalers).
+type decimalYAMLError struct {
+	text string
+	err  error
+}
+
+func (e *decimalYAMLError) Error() string { return fmt.Sprintf("%q: %v", e.text, e.err) }
+func (e *decimalYAMLError) Unwrap() error { return e.err }
 
 // A NullDecimal is a Decimal that may be null, for the FOCUS columns that
 // are nullable (ListCost on some rows, quantities on Tax rows). The zero
