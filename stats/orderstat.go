@@ -133,6 +133,9 @@ type orderWindow struct {
 // newOrderWindow selects the order statistics lo..hi of xs (0 <= lo <= hi
 // < len(xs)) without modifying xs.
 func newOrderWindow(xs []float64, lo, hi int) orderWindow {
+	if w, ok := windowBySample(xs, lo, hi); ok {
+		return w
+	}
 	buf := slices.Clone(xs)
 	nthElement(buf, lo)
 	// buf[lo:] now holds the n-lo largest values, buf[lo] the smallest of
@@ -145,6 +148,64 @@ func newOrderWindow(xs []float64, lo, hi int) orderWindow {
 }
 
 func (w orderWindow) at(j int) float64 { return w.values[j-w.lo] }
+
+// windowSample is the size of the subsample windowBySample guesses value
+// bounds from.
+const windowSample = 4096
+
+// windowBySample finds the order statistics lo..hi of a large sample
+// without copying it (Floyd and Rivest's idea): a sorted strided subsample
+// of 4096 values gives value bounds vL, vH that should bracket ranks lo and
+// hi with a margin of four binomial standard deviations; one pass counts
+// the values below vL and between the bounds, and if the bounds do bracket
+// the ranks, a second pass collects the values between them, which are
+// sorted. The answer is exact whenever ok is true; when the guess misses
+// (unlucky or periodic data, or a window too wide to pay off), ok is false
+// and the caller selects the slow way.
+func windowBySample(xs []float64, lo, hi int) (w orderWindow, ok bool) {
+	n := len(xs)
+	if n < 16*windowSample {
+		return w, false
+	}
+	m := windowSample
+	sample := make([]float64, m)
+	stride := n / m
+	for i := range sample {
+		sample[i] = xs[i*stride]
+	}
+	slices.Sort(sample)
+	rank := func(q, sign float64) int {
+		sd := math.Sqrt(float64(m) * q * (1 - q))
+		return int(math.Floor(q*float64(m) + sign*(4*sd+2)))
+	}
+	vL, vH := math.Inf(-1), math.Inf(1)
+	if r := rank(float64(lo)/float64(n), -1); r >= 0 {
+		vL = sample[min(r, m-1)]
+	}
+	if r := rank(float64(hi+1)/float64(n), 1); r < m {
+		vH = sample[max(r, 0)]
+	}
+	below, between := 0, 0
+	for _, x := range xs {
+		switch {
+		case x < vL:
+			below++
+		case x <= vH:
+			between++
+		}
+	}
+	if below > lo || below+between < hi+1 || between > n/8 {
+		return w, false
+	}
+	buf := make([]float64, 0, between)
+	for _, x := range xs {
+		if x >= vL && x <= vH {
+			buf = append(buf, x)
+		}
+	}
+	slices.Sort(buf)
+	return orderWindow{lo: lo, values: buf[lo-below : hi-below+1]}, true
+}
 
 // nthElement rearranges a so that a[k] is the value a sorted a would hold
 // there, with no larger value before it and no smaller one after it

@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/stat/distuv"
@@ -175,14 +176,28 @@ func TestOrderWindow(t *testing.T) {
 		"constant": func(int) float64 { return 3 },
 		"organ":    func(i int) float64 { return float64(min(i, 5000-i)) },
 	}
+	// Large samples go through the subsample guess; the periodic one
+	// defeats its strided subsample and falls back.
+	gen["large uniform"] = func(int) float64 { return r.Float64() }
+	gen["large ties"] = func(int) float64 { return float64(r.IntN(50)) }
+	gen["large periodic"] = func(i int) float64 {
+		if i%(100000/windowSample) == 0 {
+			return 0
+		}
+		return float64(i)
+	}
 	for name, g := range gen {
-		xs := make([]float64, 5000)
+		n := 5000
+		if strings.HasPrefix(name, "large") {
+			n = 100000
+		}
+		xs := make([]float64, n)
 		for i := range xs {
 			xs[i] = g(i)
 		}
 		keep := slices.Clone(xs)
 		sorted := slices.Sorted(slices.Values(xs))
-		for _, rg := range [][2]int{{0, 0}, {4999, 4999}, {0, 4999}, {2400, 2600}, {4940, 4960}, {17, 17}} {
+		for _, rg := range [][2]int{{0, 0}, {n - 1, n - 1}, {0, n - 1}, {n/2 - 100, n/2 + 100}, {n * 99 / 100, n*99/100 + 20}, {17, 17}} {
 			w := newOrderWindow(xs, rg[0], rg[1])
 			for j := rg[0]; j <= rg[1]; j++ {
 				if w.at(j) != sorted[j] {
@@ -192,6 +207,11 @@ func TestOrderWindow(t *testing.T) {
 		}
 		if !slices.Equal(xs, keep) {
 			t.Fatalf("%s: newOrderWindow modified its input", name)
+		}
+		// Both ways of selecting are exercised.
+		_, ok := windowBySample(xs, n*99/100, n*99/100+20)
+		if want := name == "large uniform" || name == "large ties"; ok != want {
+			t.Errorf("%s: subsample guess used = %v, want %v", name, ok, want)
 		}
 	}
 }
