@@ -39,8 +39,8 @@ type BootstrapOptions struct {
 	// Resamples is the number of bootstrap replicates.
 	Resamples int
 	// Seed fixes the random numbers. The same data, statistic, options and
-	// Seed give a bit-identical result on any machine and for any Workers
-	// or GOMAXPROCS: replicate b is drawn from the PCG stream
+	// Seed give a bit-identical result for any Workers or GOMAXPROCS (on a
+	// given architecture): replicate b is drawn from the PCG stream
 	// rand.NewPCG(Seed, b/128), each block of 128 replicates from its own
 	// stream, whichever goroutine runs it. Record the seed with the result;
 	// a seed derived from a hash of the data is a good default.
@@ -51,10 +51,13 @@ type BootstrapOptions struct {
 	// JackknifeGroups matters only for BCa with a custom Statistic: on a
 	// sample larger than this the acceleration comes from a delete-a-group
 	// jackknife with this many groups (a random partition fixed by Seed)
-	// instead of n leave-one-out evaluations. The acceleration is a
-	// skewness ratio, and sums over groups have the same third-to-second
-	// cumulant ratio as the single observations they add, so the grouped
-	// estimate is consistent; it is noisier only through having fewer terms.
+	// instead of n leave-one-out evaluations, which would cost n
+	// evaluations of O(n) each. The acceleration is a skewness ratio,
+	// a = κ3/(6 σ³ sqrt(n)) for a smooth statistic, and the group sums'
+	// cumulants add up to the same ratio, so the grouped estimate is
+	// consistent (the formula is the same, with n_j the number of groups).
+	// Its standard error is about 1/(sqrt(6) G) in absolute terms, 4e-4
+	// for 1000 groups, which moves BCa's levels by well under 1%.
 	JackknifeGroups int
 }
 
@@ -390,7 +393,9 @@ func bcaFromSorted(estimate float64, reps []float64, a, confidence float64) Inte
 		Estimate: estimate, Confidence: confidence, Method: BCa, Resamples: b,
 		Z0: z0, Acceleration: a, Lo: math.NaN(), Hi: math.NaN(),
 	}
-	if math.IsNaN(a1) || math.IsNaN(a2) {
+	if math.IsNaN(a1) || math.IsNaN(a2) || math.IsInf(z0, 0) {
+		// No replicate on one side of the estimate: the bias correction is
+		// infinite and the adjusted levels collapse onto an end.
 		return iv
 	}
 	iv.Lo = Quantile(reps, a1, Linear)

@@ -77,3 +77,120 @@ func TestBootstrapEmptyAndNaN(t *testing.T) {
 		}
 	}
 }
+
+// TestBootstrapRatio checks the ratio of sums against the mean, which it
+// equals when every denominator is 1: the same indices are drawn, so the
+// intervals agree up to summation order.
+func TestBootstrapRatio(t *testing.T) {
+	num := slices.Sorted(slices.Values(expSample(400, 21)))
+	ones := make([]float64, len(num))
+	for i := range ones {
+		ones[i] = 1
+	}
+	o := BootstrapOptions{Resamples: 2000, Seed: 4}
+	r := BootstrapRatio(num, ones, o)
+	m := Bootstrap(num, MeanStatistic(), o)
+	if !close(r.Estimate, m.Estimate, 1e-14) || !close(r.Lo, m.Lo, 1e-12) || !close(r.Hi, m.Hi, 1e-12) ||
+		!close(r.Acceleration, m.Acceleration, 1e-9) {
+		t.Errorf("ratio with unit denominators %+v, mean %+v", r, m)
+	}
+	// A constant ratio has a degenerate bootstrap distribution.
+	den := expSample(50, 22)
+	twice := make([]float64, len(den))
+	for i := range den {
+		twice[i] = 2 * den[i]
+	}
+	c := BootstrapRatio(twice, den, o)
+	if !close(c.Lo, 2, 1e-12) || !close(c.Hi, 2, 1e-12) || len(c.Warnings) == 0 {
+		t.Errorf("constant ratio: %+v", c)
+	}
+	defer func() {
+		if recover() == nil {
+			t.Error("mismatched lengths did not panic")
+		}
+	}()
+	BootstrapRatio(num, den, o)
+}
+
+// TestBootstrapSmallSamples checks that tiny samples give results with
+// warnings rather than panics, for every kind of statistic.
+func TestBootstrapSmallSamples(t *testing.T) {
+	stats := []Statistic{
+		QuantileStatistic(0.99, Linear), QuantileStatistic(0.5, NearestRankCumulative), MeanStatistic(),
+		{Name: "max", Func: func(s []float64) float64 { return s[len(s)-1] }},
+	}
+	for _, n := range []int{1, 2, 3, 5} {
+		xs := expSample(n, uint64(n))
+		for _, s := range stats {
+			iv := Bootstrap(xs, s, BootstrapOptions{Resamples: 200})
+			if len(iv.Warnings) == 0 || math.IsNaN(iv.Lo) || iv.Lo > iv.Hi {
+				t.Errorf("n=%d %s: %+v", n, s.Name, iv)
+			}
+		}
+	}
+	// The maximum's BCa interval pushes its upper end past the last
+	// replicate's level, with a warning.
+	iv := Bootstrap(expSample(100, 1), stats[3], BootstrapOptions{Resamples: 500})
+	if !hasWarning(iv.Warnings, "beyond the resolution") || iv.Hi != iv.Estimate {
+		t.Errorf("max: %+v", iv)
+	}
+	// The number of distinct values is below the estimate in every
+	// resample: z0 is +Inf, BCa is undefined, and the percentile interval
+	// is given instead.
+	distinct := Statistic{Name: "distinct", Func: func(s []float64) float64 {
+		d := 0
+		for i := range s {
+			if i == 0 || s[i] != s[i-1] {
+				d++
+			}
+		}
+		return float64(d)
+	}}
+	iv = Bootstrap(expSample(100, 1), distinct, BootstrapOptions{Resamples: 500})
+	if iv.Method != Percentile || !math.IsInf(iv.Z0, 1) || !hasWarning(iv.Warnings, "percentile interval given instead") {
+		t.Errorf("distinct: %+v", iv)
+	}
+}
+
+func TestBootstrapWarnings(t *testing.T) {
+	has := func(iv Interval, sub string) bool { return hasWarning(iv.Warnings, sub) }
+	xs := expSample(500, 3)
+	if iv := Bootstrap(xs, QuantileStatistic(0.99, Linear), BootstrapOptions{Resamples: 1000}); !has(iv, "needs 1000 samples") {
+		t.Errorf("p99 of 500: %v", iv.Warnings)
+	}
+	if iv := Bootstrap(xs, QuantileStatistic(0.9, Linear), BootstrapOptions{Resamples: 1000}); len(iv.Warnings) != 0 {
+		t.Errorf("p90 of 500: %v", iv.Warnings)
+	}
+	if iv := Bootstrap(xs, MedianStatistic(), BootstrapOptions{Resamples: 100}); !has(iv, "use at least 400") {
+		t.Errorf("100 resamples: %v", iv.Warnings)
+	}
+	if iv := Bootstrap(expSample(10, 3), MeanStatistic(), BootstrapOptions{Resamples: 1000}); !has(iv, "from 10 samples") {
+		t.Errorf("n=10: %v", iv.Warnings)
+	}
+	flat := []float64{2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2}
+	if iv := Bootstrap(flat, MeanStatistic(), BootstrapOptions{Resamples: 1000}); !has(iv, "every bootstrap replicate equals 2") || iv.Lo != 2 || iv.Hi != 2 {
+		t.Errorf("constant: %+v", iv)
+	}
+}
+
+// TestGroupedJackknife checks that the delete-a-group acceleration agrees
+// with the leave-one-out one on a skewed sample, and that it is used above
+// JackknifeGroups values. 2000 groups of 5 exponential values have group
+// sums of skewness 2/sqrt(5) = 0.89, estimated with a standard error near
+// sqrt(6/2000) = 0.055, so a is expected within about 6%; the test allows
+// 25%.
+func TestGroupedJackknife(t *testing.T) {
+	xs := expSample(10000, 8)
+	sorted, _ := sortedCopy(xs)
+	custom := Statistic{Name: "mean", Func: Mean}
+	full := leaveOneOut(sorted, custom).acceleration()
+	grouped := groupedJackknife(sorted, custom, 2000, 1, 2).acceleration()
+	if math.Abs(grouped/full-1) > 0.25 {
+		t.Errorf("grouped a = %v, leave-one-out a = %v", grouped, full)
+	}
+	o := BootstrapOptions{Resamples: 300, JackknifeGroups: 2000, Seed: 1}
+	iv := Bootstrap(xs, custom, o)
+	if iv.Acceleration != grouped {
+		t.Errorf("Bootstrap used a = %v, grouped jackknife %v", iv.Acceleration, grouped)
+	}
+}

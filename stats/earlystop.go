@@ -25,27 +25,27 @@ import (
 // earlyStoppingLogAlpha is ln(1 - c) for LoadGen's confidence c = 0.99.
 var earlyStoppingLogAlpha = math.Log(1 - 0.99)
 
-// logBinomCDF returns ln P[Binomial(n, 1-p) <= t].
+// logBinomCDF returns ln P[Binomial(n, 1-p) <= t], summing the terms in
+// log space with a running maximum (a streaming logsumexp).
 func logBinomCDF(n, t int, p float64) float64 {
 	if t >= n {
 		return 0
 	}
 	lp, lq := math.Log(p), math.Log1p(-p)
 	ln1, _ := math.Lgamma(float64(n) + 1)
-	terms := make([]float64, 0, t+1)
-	peak := math.Inf(-1)
+	peak, sum := math.Inf(-1), 0.0
 	for x := 0; x <= t; x++ {
 		lx, _ := math.Lgamma(float64(x) + 1)
 		lnx, _ := math.Lgamma(float64(n-x) + 1)
 		v := ln1 - lx - lnx + float64(x)*lq + float64(n-x)*lp
-		terms = append(terms, v)
-		peak = max(peak, v)
+		if v > peak {
+			sum = sum*math.Exp(peak-v) + 1
+			peak = v
+		} else {
+			sum += math.Exp(v - peak)
+		}
 	}
-	var s float64
-	for _, v := range terms {
-		s += math.Exp(v - peak)
-	}
-	return peak + math.Log(s)
+	return peak + math.Log(sum)
 }
 
 // earlyStoppingPasses reports whether q queries with t over the target
