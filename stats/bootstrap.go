@@ -251,8 +251,13 @@ func bootstrapQuantile(iv *Interval, xs []float64, isSorted bool, s Statistic, o
 		reps[i] = plan.value(at(idx[2*i]), at(idx[2*i+1]))
 	}
 	var accel func() float64
-	if o.Method == BCa && n >= 2 {
-		accel = func() float64 { return quantileJackknife(at, n, planFor(n-1, s.p, s.method)).acceleration() }
+	if o.Method == BCa {
+		accel = func() float64 {
+			if n < 2 {
+				return 0 // no jackknife; the bootstrap is degenerate anyway
+			}
+			return quantileJackknife(at, n, planFor(n-1, s.p, s.method)).acceleration()
+		}
 	}
 	finishInterval(iv, reps, o, accel)
 	iv.Warnings = append(sampleWarnings(n, s), iv.Warnings...)
