@@ -192,3 +192,41 @@ func roundToMultiple(x, m float64) float64 {
 	}
 	return lo + m
 }
+
+// QuantileRanks returns the 0-based ranks of the order statistics that
+// Quantile reads for a sample of n values, so that a caller holding the
+// sample outside memory (see internal/spill) can select just those and
+// finish with QuantileFromRanks. ok is false for NearestRankCumulative,
+// whose answer depends on ties and so on the whole sample.
+func QuantileRanks(n int, p float64, m Method) (ranks []int, ok bool) {
+	switch m {
+	case Linear:
+		i := int(math.Floor(p * float64(n-1)))
+		if i+1 >= n {
+			return []int{n - 1}, true
+		}
+		return []int{i, i + 1}, true
+	case NearestRankFloor, LocustBuckets:
+		return []int{floorRank(n, p)}, true
+	}
+	return nil, false
+}
+
+// QuantileFromRanks evaluates method m from the order statistics vals at
+// the ranks QuantileRanks(n, p, m) returned; it gives exactly what
+// Quantile gives on the whole sorted sample.
+func QuantileFromRanks(n int, p float64, m Method, vals []float64) float64 {
+	switch m {
+	case Linear:
+		if len(vals) == 1 {
+			return vals[0]
+		}
+		h := p * float64(n-1)
+		return lerp(vals[0], vals[1], h-math.Floor(h))
+	case NearestRankFloor:
+		return vals[0]
+	case LocustBuckets:
+		return LocustRound(vals[0])
+	}
+	panic(fmt.Sprintf("stats: QuantileFromRanks does not support %q", m))
+}

@@ -19,7 +19,6 @@ import (
 	"math"
 	"os"
 	"slices"
-	"sort"
 
 	"github.com/verdict-llm/verdict/stats"
 )
@@ -161,13 +160,22 @@ func (f *Floats) Quantiles(ps []float64, m stats.Method) ([]float64, error) {
 		}
 		return out, nil
 	}
-	// Find the ranks each quantile needs, select them exactly from the
-	// file, and evaluate the method on a sample that holds just those
-	// order statistics.
+	// Select the order statistics each quantile reads exactly from the
+	// file, then let stats evaluate the method on them.
+	if f.n > math.MaxInt {
+		return nil, errors.New("spill: sample too large")
+	}
+	n := int(f.n)
 	need := map[int64]bool{}
-	for _, p := range ps {
-		for _, r := range ranks(f.n, p, m) {
-			need[r] = true
+	plans := make([][]int, len(ps))
+	for i, p := range ps {
+		rs, ok := stats.QuantileRanks(n, p, m)
+		if !ok {
+			return nil, fmt.Errorf("spill: method %s needs the whole sample in memory", m)
+		}
+		plans[i] = rs
+		for _, r := range rs {
+			need[int64(r)] = true
 		}
 	}
 	rs := make([]int64, 0, len(need))
@@ -179,43 +187,16 @@ func (f *Floats) Quantiles(ps []float64, m stats.Method) ([]float64, error) {
 	if err != nil {
 		return nil, err
 	}
-	at := func(r int64) float64 { return vals[sort.Search(len(rs), func(i int) bool { return rs[i] >= r })] }
+	at := func(r int) float64 { i, _ := slices.BinarySearch(rs, int64(r)); return vals[i] }
 	out := make([]float64, len(ps))
 	for i, p := range ps {
-		out[i] = quantileFromRanks(f.n, p, m, at)
+		v := make([]float64, len(plans[i]))
+		for j, r := range plans[i] {
+			v[j] = at(r)
+		}
+		out[i] = stats.QuantileFromRanks(n, p, m, v)
 	}
 	return out, nil
-}
-
-// ranks lists the 0-based order statistics a quantile reads.
-func ranks(n int64, p float64, m stats.Method) []int64 {
-	switch m {
-	case stats.Linear:
-		lo := int64(math.Floor(p * float64(n-1)))
-		if lo+1 < n {
-			return []int64{lo, lo + 1}
-		}
-		return []int64{n - 1}
-	case stats.NearestRankFloor:
-		return []int64{min(int64(float64(n)*p), n-1)}
-	case stats.NearestRankCumulative:
-		return []int64{min(max(int64(math.Ceil(float64(n)*p))-1, 0), n-1)}
-	}
-	panic(fmt.Sprintf("spill: unsupported method %q", m))
-}
-
-// quantileFromRanks evaluates method m given access to order statistics,
-// with the same arithmetic as stats.Quantile.
-func quantileFromRanks(n int64, p float64, m stats.Method, at func(int64) float64) float64 {
-	r := ranks(n, p, m)
-	if m != stats.Linear || len(r) == 1 {
-		return at(r[0])
-	}
-	h := p * float64(n-1)
-	frac := h - math.Floor(h)
-	lo, hi := at(r[0]), at(r[1])
-	d := float64(hi - lo)
-	return lo + float64(frac*d)
 }
 
 // key maps a float64 to a uint64 whose unsigned order is the float order.

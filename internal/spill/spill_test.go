@@ -40,7 +40,7 @@ func TestSpilledMatchesMemory(t *testing.T) {
 				t.Fatalf("%s/%d: expected a spill", name, n)
 			}
 			slices.Sort(ref)
-			for _, m := range []stats.Method{stats.Linear, stats.NearestRankFloor} {
+			for _, m := range []stats.Method{stats.Linear, stats.NearestRankFloor, stats.LocustBuckets} {
 				got, err := disk.Quantiles(ps, m)
 				if err != nil {
 					t.Fatal(err)
