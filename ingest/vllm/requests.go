@@ -84,6 +84,7 @@ func (r *runReader) requests(run *schemas.Run, tpotID string, noData bool) (requ
 	itlMatches, itlChecked := 0, 0
 	req := schemas.Request{RunID: run.ID, Phase: schemas.PhaseProfiling}
 	streamedAny, unstreamedAny := false, false
+	rejected := 0
 
 	for i := 0; i < n; i++ {
 		req = schemas.Request{RunID: run.ID, Index: int64(i), Phase: schemas.PhaseProfiling}
@@ -224,6 +225,7 @@ func (r *runReader) requests(run *schemas.Run, tpotID string, noData bool) (requ
 
 		if bad != nil {
 			r.sink.Reject(*bad)
+			rejected++
 			continue
 		}
 		req.Status, req.Error = status, errText
@@ -305,13 +307,16 @@ func (r *runReader) requests(run *schemas.Run, tpotID string, noData bool) (requ
 	if !run.Streaming.OK && (streamedAny || unstreamedAny) {
 		run.Streaming = schemas.Some(streamedAny)
 	}
-	if run.Completed.OK && rc.ok != run.Completed.V {
+	switch {
+	case rejected > 0:
+		r.sink.Warn(fmt.Sprintf("%s: %d of %d request rows were rejected; statistics recomputed from the %d ingested rows may differ from the tool's", r.recordName(), rejected, n, n-rejected))
+	case run.Completed.OK && rc.ok != run.Completed.V:
 		r.sink.Warn(fmt.Sprintf("%s: %d requests succeeded in the per-request arrays, completed says %d", r.recordName(), rc.ok, run.Completed.V))
 	}
 	if noData || rc.ok == 0 {
 		return sum, nil
 	}
-	return sum, r.emitComputed(run, tpotID, &rc, sum)
+	return sum, r.emitComputed(run, tpotID, &rc, rejected)
 }
 
 // add records a successful request's observations.
@@ -351,7 +356,7 @@ func (c *recompute) add(req *schemas.Request, hasGaps bool) error {
 // emitComputed writes statistics recomputed from the arrays, with the
 // same percentiles the tool reported (and p90, p99), and warns where the
 // tool's own numbers disagree.
-func (r *runReader) emitComputed(run *schemas.Run, tpotID string, rc *recompute, sum requestSummary) error {
+func (r *runReader) emitComputed(run *schemas.Run, tpotID string, rc *recompute, rejected int) error {
 	reportedPs := map[string][]float64{}
 	for _, m := range r.reported {
 		if m.Stat == schemas.StatP {
@@ -359,6 +364,9 @@ func (r *runReader) emitComputed(run *schemas.Run, tpotID string, rc *recompute,
 		}
 	}
 	base := schemas.Metric{RunID: run.ID, Source: schemas.SourceComputed, Unit: schemas.UnitSeconds}
+	if rejected > 0 {
+		base.Note = fmt.Sprintf("over the ingested requests; %d rejected rows excluded", rejected)
+	}
 	var computed []schemas.Metric
 	for _, s := range []struct {
 		id string
@@ -411,7 +419,9 @@ func (r *runReader) emitComputed(run *schemas.Run, tpotID string, rc *recompute,
 			return err
 		}
 	}
-	r.compare(computed, !r.rec.has("latencies"))
+	if rejected == 0 {
+		r.compare(computed, !r.rec.has("latencies"))
+	}
 	return nil
 }
 

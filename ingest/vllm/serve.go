@@ -248,7 +248,7 @@ func (r *runReader) serve() (string, error) {
 
 	// Labels: known label keys, --metadata strings, sweep parameters.
 	for _, m := range rec.members {
-		if r.used[m.key] || statKey.MatchString(m.key) || isArrayKey(m.key) {
+		if r.used[m.key] || statKey.MatchString(m.key) || isArrayKey(m.key) || m.val.kind == jsonscan.Null {
 			continue
 		}
 		text, warn := labelText(m.val)
