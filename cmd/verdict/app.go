@@ -1,0 +1,125 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"runtime/debug"
+
+	"github.com/urfave/cli/v3"
+)
+
+// Exit codes.
+const (
+	exitOK    = 0
+	exitGate  = 1 // validation or a CI gate failed
+	exitInput = 2 // usage or input error
+)
+
+// errGate marks an error that means "the gate failed" (exit 1) rather than
+// "bad usage or input" (exit 2).
+var errGate = errors.New("gate failed")
+
+// version is set at build time with -ldflags "-X main.version=...".
+var version = ""
+
+func verdictVersion() string {
+	if version != "" {
+		return version
+	}
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		return bi.Main.Version
+	}
+	return "dev"
+}
+
+func newApp(stdout, stderr io.Writer) *cli.Command {
+	return &cli.Command{
+		Name:    "verdict",
+		Usage:   "turn LLM inference benchmark results into one comparable record",
+		Version: verdictVersion(),
+		Description: `verdict reads the outputs of vllm bench, GenAI-Perf, AIPerf, MLPerf LoadGen,
+GuideLLM, LLMPerf and Locust, maps every metric to an explicit definition
+(what is timed from when to when, unit, population, window) and stores
+runs, requests and metrics in a bundle of Parquet files. It then tells you
+whether two runs may be compared at all.
+
+Exit status: 0 ok, 1 a validation or gate failed, 2 a usage or input error.
+
+Examples:
+   verdict ingest -o runs.bundle results/vllm-*.json
+   verdict show runs.bundle
+   verdict schema --format markdown`,
+		Writer:                stdout,
+		ErrWriter:             stderr,
+		EnableShellCompletion: true,
+		Suggest:               true,
+		HideHelpCommand:       true,
+		ExitErrHandler:        func(context.Context, *cli.Command, error) {},
+		Commands: []*cli.Command{
+			ingestCommand(),
+			showCommand(),
+			schemaCommand(),
+		},
+	}
+}
+
+// usageErrorsExit2 installs OnUsageError on every command; urfave/cli looks
+// it up on the failing command only.
+func usageErrorsExit2(c *cli.Command) {
+	c.OnUsageError = func(_ context.Context, _ *cli.Command, err error, _ bool) error {
+		return cli.Exit(err, exitInput)
+	}
+	for _, sub := range c.Commands {
+		usageErrorsExit2(sub)
+	}
+}
+
+func exitCode(err error) int {
+	switch {
+	case err == nil:
+		return exitOK
+	case errors.Is(err, errGate):
+		return exitGate
+	}
+	var ec cli.ExitCoder
+	if errors.As(err, &ec) {
+		if ec.ExitCode() == exitGate {
+			return exitGate
+		}
+		return exitInput
+	}
+	return exitInput
+}
+
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	app := newApp(stdout, stderr)
+	usageErrorsExit2(app)
+	err := app.Run(ctx, args)
+	if err != nil {
+		msg := err.Error()
+		var ec cli.ExitCoder
+		if errors.As(err, &ec) && msg == "" {
+			return exitCode(err)
+		}
+		fmt.Fprintln(stderr, "verdict:", msg)
+	}
+	return exitCode(err)
+}
+
+// usage returns a usage error (exit 2) for a command.
+func usage(format string, args ...any) error {
+	return cli.Exit(fmt.Sprintf(format, args...), exitInput)
+}
+
+// isTerminal reports whether w is a terminal (for progress bars).
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}

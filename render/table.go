@@ -1,0 +1,208 @@
+// Package render turns verdict's results into tables and documents for
+// people and programs: aligned text for terminals, Markdown for CI step
+// summaries and reviews, CSV and JSON for scripts, and (in subpackages)
+// plots, Excel workbooks and HTML reports.
+//
+// The text renderers share one table model, like x/perf's benchtab: a view
+// (show, schema, validate, stats, ...) builds []*Table, and each renderer
+// writes any table. Renderers never compute: numbers arrive as cells with
+// their display text already chosen by the view, so every output format
+// shows the same figures.
+package render
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"unicode/utf8"
+)
+
+// A Table is a titled grid of cells with notes.
+type Table struct {
+	Title   string
+	Columns []string
+	Rows    [][]Cell
+	// Notes are printed under the table (definitions, caveats).
+	Notes []string
+}
+
+// A Cell is one value. Text is what people see; Value, when set, is the
+// machine value (JSON and CSV write it instead of Text).
+type Cell struct {
+	Text  string
+	Value any
+	// Right aligns the cell in text output (numbers).
+	Right bool
+}
+
+// T is a text cell.
+func T(s string) Cell { return Cell{Text: s} }
+
+// N is a numeric cell with its display text and machine value.
+func N(text string, v any) Cell { return Cell{Text: text, Value: v, Right: true} }
+
+// AddRow appends a row.
+func (t *Table) AddRow(cells ...Cell) { t.Rows = append(t.Rows, cells) }
+
+// Format names an output format of the text renderers.
+type Format string
+
+const (
+	Text     Format = "table"
+	Markdown Format = "markdown"
+	CSV      Format = "csv"
+	JSON     Format = "json"
+)
+
+// Formats lists the text formats, for flag help.
+var Formats = []Format{Text, JSON, CSV, Markdown}
+
+// ParseFormat checks a --format value.
+func ParseFormat(s string) (Format, error) {
+	for _, f := range Formats {
+		if string(f) == s {
+			return f, nil
+		}
+	}
+	if s == "text" || s == "md" {
+		if s == "text" {
+			return Text, nil
+		}
+		return Markdown, nil
+	}
+	return "", fmt.Errorf("unknown format %q (use one of table, json, csv, markdown)", s)
+}
+
+// Write renders tables in format f (JSON is handled by the views, which
+// write structured documents; here it writes the tables as JSON arrays).
+func Write(w io.Writer, f Format, tables []*Table) error {
+	switch f {
+	case Text:
+		return writeText(w, tables)
+	case Markdown:
+		return writeMarkdown(w, tables)
+	case CSV:
+		return writeCSV(w, tables)
+	case JSON:
+		return writeTablesJSON(w, tables)
+	}
+	return fmt.Errorf("render: unknown format %q", f)
+}
+
+func width(s string) int { return utf8.RuneCountInString(s) }
+
+func writeText(w io.Writer, tables []*Table) error {
+	var b strings.Builder
+	for ti, t := range tables {
+		if ti > 0 {
+			b.WriteString("\n")
+		}
+		if t.Title != "" {
+			b.WriteString(t.Title + "\n")
+		}
+		widths := make([]int, len(t.Columns))
+		for i, c := range t.Columns {
+			widths[i] = width(c)
+		}
+		for _, r := range t.Rows {
+			for i, c := range r {
+				if i < len(widths) && width(c.Text) > widths[i] {
+					widths[i] = width(c.Text)
+				}
+			}
+		}
+		line := func(cells []Cell) {
+			var lb strings.Builder
+			for i := range widths {
+				var c Cell
+				if i < len(cells) {
+					c = cells[i]
+				}
+				pad := strings.Repeat(" ", widths[i]-width(c.Text))
+				if i > 0 {
+					lb.WriteString("  ")
+				}
+				if c.Right {
+					lb.WriteString(pad + c.Text)
+				} else {
+					lb.WriteString(c.Text + pad)
+				}
+			}
+			b.WriteString(strings.TrimRight(lb.String(), " ") + "\n")
+		}
+		if len(t.Columns) > 0 {
+			hdr := make([]Cell, len(t.Columns))
+			for i, c := range t.Columns {
+				hdr[i] = T(c)
+			}
+			line(hdr)
+			sep := make([]Cell, len(t.Columns))
+			for i := range sep {
+				sep[i] = T(strings.Repeat("-", widths[i]))
+			}
+			line(sep)
+		}
+		for _, r := range t.Rows {
+			line(r)
+		}
+		for _, n := range t.Notes {
+			b.WriteString(n + "\n")
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// mdEscape keeps cell text from breaking a Markdown table.
+func mdEscape(s string) string {
+	s = strings.ReplaceAll(s, `\`, `\\`)
+	s = strings.ReplaceAll(s, "|", `\|`)
+	s = strings.ReplaceAll(s, "\n", " ")
+	return s
+}
+
+func writeMarkdown(w io.Writer, tables []*Table) error {
+	var b strings.Builder
+	for ti, t := range tables {
+		if ti > 0 {
+			b.WriteString("\n")
+		}
+		if t.Title != "" {
+			b.WriteString("### " + mdEscape(t.Title) + "\n\n")
+		}
+		if len(t.Columns) > 0 {
+			b.WriteString("|")
+			for _, c := range t.Columns {
+				b.WriteString(" " + mdEscape(c) + " |")
+			}
+			b.WriteString("\n|")
+			for i := range t.Columns {
+				align := "---"
+				if len(t.Rows) > 0 && i < len(t.Rows[0]) && t.Rows[0][i].Right {
+					align = "--:"
+				}
+				b.WriteString(" " + align + " |")
+			}
+			b.WriteString("\n")
+			for _, r := range t.Rows {
+				b.WriteString("|")
+				for i := range t.Columns {
+					text := ""
+					if i < len(r) {
+						text = r[i].Text
+					}
+					b.WriteString(" " + mdEscape(text) + " |")
+				}
+				b.WriteString("\n")
+			}
+		}
+		if len(t.Notes) > 0 {
+			b.WriteString("\n")
+			for _, n := range t.Notes {
+				b.WriteString(mdEscape(n) + "  \n")
+			}
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
