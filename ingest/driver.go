@@ -372,6 +372,14 @@ func (s *sourceSink) Metric(m *schemas.Metric) error {
 	return nil
 }
 
+func (s *sourceSink) Sample(smp *schemas.Sample) error {
+	if smp.RunID != "" {
+		s.reqRuns[smp.RunID] = true
+	}
+	s.count(schemas.TableSamples, true, "")
+	return s.w.AddSample(smp)
+}
+
 func (s *sourceSink) Reject(rej schemas.Rejection) {
 	s.count(rej.Table, false, rej.Reason)
 	if len(s.src.Rejections) < s.opts.ListRejections {

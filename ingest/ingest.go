@@ -53,6 +53,8 @@ type Sink interface {
 	Request(r *schemas.Request) error
 	// Metric records one statistic.
 	Metric(m *schemas.Metric) error
+	// Sample records one resource (GPU telemetry) sample.
+	Sample(s *schemas.Sample) error
 	// Reject records an input row that was not ingested.
 	Reject(rej schemas.Rejection)
 	// Warn records a fact about the input that cost no row.

@@ -138,6 +138,12 @@ type BundleWriter struct {
 	reqRows    int64
 	pending    int
 
+	smpWriter  *pqarrow.FileWriter
+	smpBuilder *array.RecordBuilder
+	smpApp     *SampleAppender
+	smpRows    int64
+	smpPending int
+
 	extra map[string]*tableWriter
 	done  bool
 }
@@ -251,12 +257,46 @@ func (w *BundleWriter) flushRequests() error {
 	return nil
 }
 
+// AddSample appends a resource sample. s is copied; the caller may reuse
+// it. The samples table is written only when a sample was added.
+func (w *BundleWriter) AddSample(s *Sample) error {
+	if w.smpWriter == nil {
+		fw, err := w.newParquet(TableSamples, samplesSchema)
+		if err != nil {
+			return err
+		}
+		w.smpWriter = fw
+		w.smpBuilder = array.NewRecordBuilder(w.mem, samplesSchema)
+		w.smpApp = NewSampleAppender(w.smpBuilder)
+	}
+	w.smpApp.Append(s)
+	w.smpPending++
+	if w.smpPending >= w.opts.BatchRows {
+		return w.flushSamples()
+	}
+	return nil
+}
+
+func (w *BundleWriter) flushSamples() error {
+	if w.smpPending == 0 {
+		return nil
+	}
+	rec := w.smpBuilder.NewRecordBatch()
+	defer rec.Release()
+	if err := w.smpWriter.Write(rec); err != nil {
+		return fmt.Errorf("writing samples: %w", err)
+	}
+	w.smpRows += int64(w.smpPending)
+	w.smpPending = 0
+	return nil
+}
+
 // WriteRecords streams a record batch of an extra table (for example
 // resource samples or costs). Every batch of a table must have the same
 // schema, which must carry the MetaSchema and MetaTable metadata.
 func (w *BundleWriter) WriteRecords(table string, rec arrow.RecordBatch) error {
 	switch table {
-	case TableRuns, TableRequests, TableMetrics:
+	case TableRuns, TableRequests, TableMetrics, TableSamples:
 		return fmt.Errorf("schemas: WriteRecords cannot write the %s table", table)
 	}
 	tw := w.extra[table]
@@ -312,6 +352,18 @@ func (w *BundleWriter) Commit(m Manifest) (err error) {
 	}
 	if err := w.writeSmall(TableMetrics, BuildMetrics(w.mem, w.metrics)); err != nil {
 		return err
+	}
+	if w.smpWriter != nil {
+		if err := w.flushSamples(); err != nil {
+			return err
+		}
+		w.smpBuilder.Release()
+		w.smpBuilder = nil
+		if err := w.smpWriter.Close(); err != nil {
+			return fmt.Errorf("closing samples: %w", err)
+		}
+		w.smpWriter = nil
+		m.Tables = append(m.Tables, TableFile{TableSamples, TableSamples + ".parquet", w.smpRows})
 	}
 	for _, name := range sortedKeys(w.extra) {
 		tw := w.extra[name]
@@ -394,6 +446,12 @@ func (w *BundleWriter) Abort() {
 	}
 	if w.reqBuilder != nil {
 		w.reqBuilder.Release()
+	}
+	if w.smpWriter != nil {
+		_ = w.smpWriter.Close()
+	}
+	if w.smpBuilder != nil {
+		w.smpBuilder.Release()
 	}
 	for _, tw := range w.extra {
 		_ = tw.w.Close()
@@ -548,6 +606,19 @@ func (b *Bundle) Metrics(ctx context.Context) ([]Metric, error) {
 	var out []Metric
 	err := b.Records(ctx, TableMetrics, func(rec arrow.RecordBatch) error {
 		out = append(out, DecodeMetrics(rec)...)
+		return nil
+	})
+	return out, err
+}
+
+// Samples reads the samples table (nil when the bundle has none).
+func (b *Bundle) Samples(ctx context.Context) ([]Sample, error) {
+	if !b.HasTable(TableSamples) {
+		return nil, nil
+	}
+	var out []Sample
+	err := b.Records(ctx, TableSamples, func(rec arrow.RecordBatch) error {
+		out = append(out, DecodeSamples(rec)...)
 		return nil
 	})
 	return out, err

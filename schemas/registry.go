@@ -100,8 +100,16 @@ const (
 	WindowEngine = "wall time of the engine's generate call (excludes model load)"
 )
 
-// definitions is the registry, in display order. It is immutable.
-var definitions = []MetricDef{
+// definitionTables holds the registry, in display order: the core
+// definitions here, and definitions that only some tools need in their own
+// files (registry_<tool>.go). It is immutable.
+var definitionTables = [][]MetricDef{
+	coreDefinitions,
+	resourceDefinitions,
+}
+
+// coreDefinitions are the metrics most tools report.
+var coreDefinitions = []MetricDef{
 	// Request-level latencies.
 	{ID: "ttft", Name: "TTFT", Unit: UnitSeconds, Level: LevelRequest,
 		From: evSent, To: evFirstOutput,
@@ -252,8 +260,10 @@ var definitions = []MetricDef{
 // Registry returns every metric definition, in display order, each with the
 // tools that report it. The slice is a fresh copy.
 func Registry() []MetricDef {
-	out := make([]MetricDef, len(definitions))
-	copy(out, definitions)
+	var out []MetricDef
+	for _, t := range definitionTables {
+		out = append(out, t...)
+	}
 	for i := range out {
 		out[i].Reported = nativesOf(out[i].ID)
 	}
@@ -262,10 +272,12 @@ func Registry() []MetricDef {
 
 // Lookup returns the definition with the given ID.
 func Lookup(id string) (MetricDef, bool) {
-	for _, d := range definitions {
-		if d.ID == id {
-			d.Reported = nativesOf(id)
-			return d, true
+	for _, t := range definitionTables {
+		for _, d := range t {
+			if d.ID == id {
+				d.Reported = nativesOf(id)
+				return d, true
+			}
 		}
 	}
 	return MetricDef{}, false

@@ -366,3 +366,48 @@ func TestOptJSON(t *testing.T) {
 		t.Fatalf("round trip %+v", out)
 	}
 }
+
+func TestSamplesRoundTrip(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	dest := filepath.Join(t.TempDir(), "b")
+	w, err := CreateBundle(dest, BundleOptions{Allocator: mem, BatchRows: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.AddRun(sampleRuns()[1])
+	t0 := time.Date(2026, 12, 1, 9, 0, 0, 123456789, time.UTC)
+	var want []Sample
+	for i := range 5 {
+		s := Sample{RunID: "vllm-000000000002", Source: "nvml", Device: "0", DeviceUUID: "GPU-1", DeviceName: "H200",
+			Time: t0.Add(time.Duration(i) * 100 * time.Millisecond), UtilPct: Some(float64(90 + i)),
+			MemUsedBytes: Some(int64(1 << 30)), PowerW: Some(500.5), EnergyJ: Some(1e6 + float64(i)*50)}
+		if i == 2 {
+			s.PowerW = Opt[float64]{}
+		}
+		want = append(want, s)
+		if err := w.AddSample(&s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Commit(Manifest{}); err != nil {
+		t.Fatal(err)
+	}
+	if n := mem.CurrentAlloc(); n != 0 {
+		t.Errorf("leaked %d bytes", n)
+	}
+	b, err := OpenBundle(dest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := b.Samples(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("samples differ:\n got %+v\nwant %+v", got, want)
+	}
+	f, _ := SamplesSchema().FieldsByName("energy_j")
+	if v, _ := f[0].Metadata.GetValue(MetaMetric); v != "gpu_energy_counter" {
+		t.Errorf("energy_j metadata %v", f[0].Metadata)
+	}
+}

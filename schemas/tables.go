@@ -161,6 +161,8 @@ func SchemaOf(table string) (*arrow.Schema, bool) {
 		return requestsSchema, true
 	case TableMetrics:
 		return metricsSchema, true
+	case TableSamples:
+		return samplesSchema, true
 	}
 	return nil, false
 }

@@ -24,6 +24,7 @@ type Result struct {
 	Runs       []schemas.Run
 	Requests   []schemas.Request // copies, including ChunkGapsS
 	Metrics    []schemas.Metric
+	Samples    []schemas.Sample
 	Rejections []schemas.Rejection
 	Warnings   []string
 	Format     string
@@ -51,6 +52,7 @@ func (s *Sink) Request(r *schemas.Request) error {
 	return nil
 }
 func (s *Sink) Metric(m *schemas.Metric) error { s.R.Metrics = append(s.R.Metrics, *m); return nil }
+func (s *Sink) Sample(x *schemas.Sample) error { s.R.Samples = append(s.R.Samples, *x); return nil }
 func (s *Sink) Reject(rej schemas.Rejection)   { s.R.Rejections = append(s.R.Rejections, rej) }
 func (s *Sink) Warn(msg string)                { s.R.Warnings = append(s.R.Warnings, msg) }
 func (s *Sink) Describe(format, tool, version string) {
