@@ -264,6 +264,9 @@ func parseTagObject(s string) (map[string]string, error) {
 	if s[0] != '{' {
 		s = "{" + s + "}"
 	}
+	if tags, ok := flatObject(s); ok {
+		return tags, nil
+	}
 	v, err := parseLiteral(s)
 	if err != nil {
 		return nil, err
@@ -326,4 +329,78 @@ func parseKeyValueList(s string, into map[string]string) (map[string]string, err
 		into[k] = scalarText(r["value"])
 	}
 	return into, nil
+}
+
+// flatObject is parseTagObject's fast path for the common case, a JSON
+// object of double-quoted strings without escapes: the map's strings are
+// substrings of s, so only the map is allocated. Anything else (escapes,
+// numbers, nesting, single quotes) reports false and takes the general
+// parser.
+func flatObject(s string) (map[string]string, bool) {
+	i := 1
+	skip := func() {
+		for i < len(s) && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r') {
+			i++
+		}
+	}
+	str := func() (string, bool) {
+		if i >= len(s) || s[i] != '"' {
+			return "", false
+		}
+		j := i + 1
+		for j < len(s) && s[j] != '"' {
+			if s[j] == '\\' {
+				return "", false
+			}
+			j++
+		}
+		if j >= len(s) {
+			return "", false
+		}
+		v := s[i+1 : j]
+		i = j + 1
+		return v, true
+	}
+	var m map[string]string
+	skip()
+	if i < len(s) && s[i] == '}' {
+		i++
+		skip()
+		return nil, i == len(s)
+	}
+	for {
+		skip()
+		k, ok := str()
+		if !ok {
+			return nil, false
+		}
+		skip()
+		if i >= len(s) || s[i] != ':' {
+			return nil, false
+		}
+		i++
+		skip()
+		v, ok := str()
+		if !ok {
+			return nil, false
+		}
+		if m == nil {
+			m = make(map[string]string, 4)
+		}
+		if _, dup := m[k]; dup {
+			return nil, false // let the general parser decide (last wins there too)
+		}
+		m[k] = v
+		skip()
+		if i < len(s) && s[i] == ',' {
+			i++
+			continue
+		}
+		if i < len(s) && s[i] == '}' {
+			i++
+			skip()
+			return m, i == len(s)
+		}
+		return nil, false
+	}
 }
