@@ -194,8 +194,12 @@ type Counts struct {
 type Granularity string
 
 const (
-	Hourly  Granularity = "hourly"
-	Daily   Granularity = "daily"
+	// Hourly rows (AWS hourly CUR, GCP, FOCUS from AWS) make a run's
+	// share an estimate unless the run spans whole hours.
+	Hourly Granularity = "hourly"
+	// Daily rows (Azure, AWS daily CUR) are coarse for runs of minutes.
+	Daily Granularity = "daily"
+	// Monthly rows (support, taxes, some storage) are coarser still.
 	Monthly Granularity = "monthly"
 	// Instant is a zero-length period (some one-time purchases).
 	Instant Granularity = "instant"

@@ -24,6 +24,16 @@
 //  4. Derive [UnitCosts] from either total.
 //  5. Optionally, [MeasureEnergy] from GPU energy counters and turn it into
 //     Scope 2 emissions with [LocationBased] or [MarketBased].
+//  6. Flatten results into [CostRecord] rows ([BillRecords], [QuoteRecords],
+//     [UnitCostRecords]) for whoever stores the cost table (the bundle's
+//     costs.parquet) or builds a workbook: amounts as exact decimal text,
+//     with the rates, quantities and formula text that reproduce them.
+//
+// The seams are plain types: a caller fills a [RunWindow] per run (run ID,
+// the resource IDs captured at run time, the [Start, End) window and the
+// successful-request and token counts) and, optionally, a [Throughput]
+// with intervals from the stats package; everything else comes back as
+// values.
 //
 // The package is opinionated in three ways. Money is exact: billing files
 // are read into Decimals that keep every digit, and sums never pass through

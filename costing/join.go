@@ -51,6 +51,7 @@ type Money struct {
 	Currency string
 }
 
+// String writes "amount currency", e.g. "71.2820 USD".
 func (m Money) String() string { return m.Amount.String() + " " + m.Currency }
 
 // An ExchangeRate converts From into To: amount_To = amount_From × Rate.
@@ -293,8 +294,17 @@ type JoinResult struct {
 //   - Others: exactly.
 //
 // Matching charges are then allocated by the Rule their Metering calls
-// for. Corrections and negative rows are allocated like any other and
-// summed; nothing is de-duplicated.
+// for (see ClassifyCharge): time-metered rows are prorated by overlap,
+// one-off and quantity-metered rows count whole when their period lies
+// inside the window and are listed but not counted otherwise. A row with
+// no unit at all that is not one-off (FOCUS lets corrections and credits
+// leave quantity and unit null) takes the metering of a row of the same
+// resource, SKU and period, so a correction of an hourly instance row is
+// prorated like that row. Corrections and negative rows are allocated like
+// any other and summed; nothing is de-duplicated.
+//
+// A Joiner is not safe for concurrent use.
+
 type Joiner struct {
 	opts     JoinOptions
 	runs     []runState
