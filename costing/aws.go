@@ -127,6 +127,8 @@ func (m *awsMapper) row(rec []string, c *Charge) *fieldError {
 		if fe = checkPeriod(c, m.end); fe != nil {
 			return fe
 		}
+	} else if m.interval < 0 {
+		return &fieldError{col: m.start, msg: "null value in a required column", err: ErrMissing}
 	} else {
 		s := text(rec, m.interval)
 		a, b, ok := strings.Cut(s, "/")
