@@ -184,16 +184,33 @@ func CreateBundle(dest string, opts BundleOptions) (*BundleWriter, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := os.Chmod(tmp, 0o755); err != nil { // MkdirTemp makes it private
+		os.RemoveAll(tmp)
+		return nil, err
+	}
 	return &BundleWriter{dest: dest, tmp: tmp, opts: opts, mem: mem, extra: map[string]*tableWriter{}}, nil
 }
 
-func writerProps(mem memory.Allocator, rowGroup int) (*parquet.WriterProperties, pqarrow.ArrowWriterProperties) {
-	props := parquet.NewWriterProperties(
+// writerProps configures Parquet output: zstd, statistics for predicate
+// pushdown in other engines, and dictionary encoding only for string
+// columns (run IDs, statuses), where values repeat. Dictionary-encoding
+// float columns costs a hash table per column chunk and saves nothing on
+// measurements, which rarely repeat.
+func writerProps(mem memory.Allocator, rowGroup int, schema *arrow.Schema) (*parquet.WriterProperties, pqarrow.ArrowWriterProperties) {
+	opts := []parquet.WriterProperty{
 		parquet.WithCompression(compress.Codecs.Zstd),
+		parquet.WithCompressionLevel(1),
 		parquet.WithMaxRowGroupLength(int64(rowGroup)),
 		parquet.WithAllocator(mem),
 		parquet.WithStats(true),
-	)
+		parquet.WithDictionaryDefault(false),
+	}
+	for _, f := range schema.Fields() {
+		if f.Type.ID() == arrow.STRING {
+			opts = append(opts, parquet.WithDictionaryFor(f.Name, true))
+		}
+	}
+	props := parquet.NewWriterProperties(opts...)
 	return props, pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema(), pqarrow.WithAllocator(mem))
 }
 
@@ -202,7 +219,7 @@ func (w *BundleWriter) newParquet(name string, schema *arrow.Schema) (*pqarrow.F
 	if err != nil {
 		return nil, err
 	}
-	props, aprops := writerProps(w.mem, w.opts.BatchRows)
+	props, aprops := writerProps(w.mem, w.opts.BatchRows, schema)
 	fw, err := pqarrow.NewFileWriter(schema, f, props, aprops)
 	if err != nil {
 		f.Close()

@@ -151,7 +151,10 @@ func readValue(path string, sc *jsonscan.Scanner, nested bool) (value, error) {
 	case jsonscan.Number:
 		v.text = string(tok.Raw)
 	case jsonscan.BeginArray:
-		if v.n, err = countElements(sc); err != nil {
+		// Elements are counted without being validated: the second pass
+		// reads every element of the arrays it uses and reports errors with
+		// their positions then.
+		if v.n, err = sc.SkipArray(); err != nil {
 			return value{}, syntaxErr(path, err)
 		}
 	case jsonscan.BeginObject:
@@ -178,26 +181,6 @@ func readValue(path string, sc *jsonscan.Scanner, nested bool) (value, error) {
 		}
 	}
 	return v, nil
-}
-
-// countElements skips an array whose '[' was just returned and returns its
-// number of elements.
-func countElements(sc *jsonscan.Scanner) (int, error) {
-	d := sc.Depth()
-	n := 0
-	for {
-		before := sc.Depth()
-		tok, err := sc.Next()
-		if err != nil {
-			return 0, err
-		}
-		if before == d && tok.Kind.IsValue() {
-			n++
-		}
-		if sc.Depth() < d {
-			return n, nil
-		}
-	}
 }
 
 // A cursor reads the elements of one array from its recorded position.

@@ -664,3 +664,91 @@ func (s *Scanner) Text(tok Token) (string, error) {
 	}
 	return string(b), nil
 }
+
+// interesting marks the bytes SkipArray must look at.
+var interesting = func() (t [256]bool) {
+	for _, c := range []byte("[]{}\",\n") {
+		t[c] = true
+	}
+	return
+}()
+
+// SkipArray skips the rest of an array whose '[' was the last token and
+// returns its number of elements. It is several times faster than reading
+// the elements with Next because it only tracks nesting, strings and
+// commas: the elements themselves are not validated, so callers must read
+// them properly later (or not rely on them). Line counting stays exact.
+func (s *Scanner) SkipArray() (int, error) {
+	if len(s.stack) == 0 || s.stack[len(s.stack)-1] != '[' || s.state != stArrFirst {
+		return 0, errors.New("jsonscan: SkipArray must follow a '[' token")
+	}
+	depth := 0        // nesting below the array
+	commas := 0       // commas at the array's own level
+	nonEmpty := false // something other than whitespace at the array's level
+	inString, esc := false, false
+	for {
+		if s.i >= len(s.buf) && !s.fill(s.i) {
+			if s.rerr != nil {
+				return 0, s.rerr
+			}
+			return 0, &SyntaxError{Pos: s.posAt(s.i), Msg: "unterminated array: " + ErrUnexpectedEOF.Error()}
+		}
+		b := s.buf
+		for i := s.i; i < len(b); i++ {
+			c := b[i]
+			if inString {
+				switch {
+				case esc:
+					esc = false
+				case c == '\\':
+					esc = true
+				case c == '"':
+					inString = false
+				case c == '\n':
+					s.line++
+					s.lineStart = s.base + int64(i) + 1
+				}
+				continue
+			}
+			if !interesting[c] {
+				if depth == 0 && c != ' ' && c != '\t' && c != '\r' {
+					nonEmpty = true
+				}
+				continue
+			}
+			switch c {
+			case '\n':
+				s.line++
+				s.lineStart = s.base + int64(i) + 1
+			case '"':
+				inString = true
+				if depth == 0 {
+					nonEmpty = true
+				}
+			case ',':
+				if depth == 0 {
+					commas++
+				}
+			case '[', '{':
+				depth++
+				nonEmpty = true
+			case ']', '}':
+				if depth > 0 {
+					depth--
+					continue
+				}
+				if c != ']' {
+					return 0, s.errorf(i, "unbalanced '}' in array")
+				}
+				s.i = i + 1
+				s.stack = s.stack[:len(s.stack)-1]
+				s.afterValue()
+				if !nonEmpty {
+					return 0, nil
+				}
+				return commas + 1, nil
+			}
+		}
+		s.i = len(b)
+	}
+}

@@ -238,3 +238,43 @@ func FuzzScanner(f *testing.F) {
 		}
 	})
 }
+
+func TestSkipArray(t *testing.T) {
+	cases := []struct {
+		in   string
+		n    int
+		next string // the token after the array
+	}{
+		{`[] 1`, 0, "1"},
+		{`[ ] 1`, 0, "1"},
+		{`[1] 1`, 1, "1"},
+		{`[1, [2, 3], {"a": [4, 5]}, "x,]\"y", NaN] 1`, 5, "1"},
+		{"[\n[],\n[]\n]\n 7", 2, "7"},
+	}
+	for _, c := range cases {
+		for _, r := range []io.Reader{strings.NewReader(c.in), iotest.OneByteReader(strings.NewReader(c.in))} {
+			s := New(r)
+			if tok, err := s.Next(); err != nil || tok.Kind != BeginArray {
+				t.Fatal(tok, err)
+			}
+			n, err := s.SkipArray()
+			if err != nil || n != c.n {
+				t.Errorf("%q: %d, %v; want %d", c.in, n, err, c.n)
+				continue
+			}
+			tok, err := s.Next()
+			if err != nil || string(tok.Raw) != c.next {
+				t.Errorf("%q: next %q %v", c.in, tok.Raw, err)
+			}
+			want := strings.LastIndex(c.in, c.next)
+			if int(tok.Pos.Off) != want || tok.Pos.Line != strings.Count(c.in[:want], "\n")+1 {
+				t.Errorf("%q: next at %+v, want offset %d", c.in, tok.Pos, want)
+			}
+		}
+	}
+	s := New(strings.NewReader(`[1, 2`))
+	s.Next()
+	if _, err := s.SkipArray(); err == nil || !strings.Contains(err.Error(), "unterminated") {
+		t.Errorf("truncated: %v", err)
+	}
+}

@@ -24,8 +24,8 @@ import (
 )
 
 // DefaultMemLimit is the number of values kept in memory before spilling
-// (32 MiB of float64s).
-const DefaultMemLimit = 4 << 20
+// (8 MiB of float64s).
+const DefaultMemLimit = 1 << 20
 
 // Floats is a sample of float64 values. NaN values must not be added. The
 // zero value keeps up to DefaultMemLimit values in memory. Close removes
