@@ -4,4 +4,6 @@ package schemas
 // definition. Each tool's table lives in its own file (native_<tool>.go).
 var nativeTables = [][]Native{
 	vllmNatives,
+	genaiperfNatives,
+	aiperfNatives,
 }

@@ -106,6 +106,7 @@ const (
 var definitionTables = [][]MetricDef{
 	coreDefinitions,
 	resourceDefinitions,
+	genaiperfAIPerfDefinitions,
 }
 
 // coreDefinitions are the metrics most tools report.
