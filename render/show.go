@@ -122,7 +122,7 @@ func (d *ShowData) Tables() []*Table {
 	runs := &Table{Title: "Runs", Columns: []string{"run", "tool", "format", "scenario", "arrival", "rate", "max conc.", "streaming", "model", "completed", "failed", "duration"}}
 	for _, r := range d.Runs {
 		runs.AddRow(T(r.ID), T(r.Tool), T(r.Format), T(string(r.Scenario)), T(string(r.Arrival)), RateCell(r.RequestRate),
-			ConcurrencyCell(r.MaxConcurrency), optB(r.Streaming), T(SafeText(orUnknown(r.Model))), optI(r.Completed), optI(r.Failed),
+			ConcurrencyCell(r.MaxConcurrency), optB(r.Streaming), T(orUnknown(r.Model)), optI(r.Completed), optI(r.Failed),
 			optF(r.DurationS, schemas.UnitSeconds))
 	}
 	out = append(out, runs)
@@ -154,7 +154,7 @@ func (d *ShowData) Tables() []*Table {
 // system-under-test inventory, with unknowns shown as unknown.
 func RunDetails(r schemas.Run) *Table {
 	t := &Table{Title: "Run " + r.ID, Columns: []string{"field", "value"}}
-	add := func(k, v string) { t.AddRow(T(k), T(SafeText(orUnknown(v)))) }
+	add := func(k, v string) { t.AddRow(T(k), T(orUnknown(v))) }
 	add("source", fmt.Sprintf("%s (object %d)", r.SourcePath, r.SourceRecord))
 	add("source SHA-256", r.SourceSHA256)
 	add("tool version", r.ToolVersion)
@@ -169,9 +169,13 @@ func RunDetails(r schemas.Run) *Table {
 	}
 	add("window", windowText(r))
 	add("token source", r.TokenSource)
-	add("flags", strings.Join(r.Flags, ", "))
+	flags := strings.Join(r.Flags, ", ")
+	if flags == "" {
+		flags = "none"
+	}
+	add("flags", flags)
 	for _, k := range slices.Sorted(maps.Keys(r.Labels)) {
-		t.AddRow(T("label "+SafeText(k)), T(SafeText(r.Labels[k])))
+		t.AddRow(T("label "+k), T(r.Labels[k]))
 	}
 	known := 0
 	for _, f := range r.SUT.Fields() {
@@ -219,7 +223,7 @@ func MetricsTable(title string, ms []schemas.Metric) *Table {
 		if m.Value.OK {
 			val = N(Quantity(m.Value.V, m.Unit), m.Value.V)
 		}
-		t.AddRow(T(m.MetricID), T(stat), val, T(m.Method), T(m.Source), T(SafeText(m.NativeName)), T(m.Note))
+		t.AddRow(T(m.MetricID), T(stat), val, T(m.Method), T(m.Source), T(m.NativeName), T(m.Note))
 	}
 	return t
 }
@@ -229,7 +233,7 @@ func SourcesTable(m schemas.Manifest) *Table {
 	t := &Table{Title: "Sources", Columns: []string{"path", "format", "tool version", "runs", "requests read", "ingested", "rejected", "metric rows read", "rejected "}}
 	for _, s := range m.Sources {
 		rq, mt := s.Counts[schemas.TableRequests], s.Counts[schemas.TableMetrics]
-		t.AddRow(T(SafeText(s.Path)), T(s.Format), T(orUnknown(s.ToolVersion)), N(strconv.Itoa(len(s.Runs)), len(s.Runs)),
+		t.AddRow(T(s.Path), T(s.Format), T(orUnknown(s.ToolVersion)), N(strconv.Itoa(len(s.Runs)), len(s.Runs)),
 			N(strconv.FormatInt(rq.Read, 10), rq.Read), N(strconv.FormatInt(rq.Ingested, 10), rq.Ingested), N(strconv.FormatInt(rq.Rejected, 10), rq.Rejected),
 			N(strconv.FormatInt(mt.Read, 10), mt.Read), N(strconv.FormatInt(mt.Rejected, 10), mt.Rejected))
 		for _, w := range s.Warnings {

@@ -58,6 +58,12 @@ Examples:
 		Suggest:               true,
 		HideHelpCommand:       true,
 		ExitErrHandler:        func(context.Context, *cli.Command, error) {},
+		Action: func(ctx context.Context, cmd *cli.Command) error {
+			if cmd.NArg() > 0 {
+				return usage("unknown command %q (see verdict --help)", cmd.Args().First())
+			}
+			return cli.ShowRootCommandHelp(cmd)
+		},
 		Commands: []*cli.Command{
 			ingestCommand(),
 			showCommand(),
