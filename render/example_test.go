@@ -15,8 +15,8 @@ func ExampleWrite() {
 	render.Write(os.Stdout, render.CSV, []*render.Table{t})
 	// Output:
 	// TTFT
-	// run     p99
-	// ---  ------
+	// run      p99
+	// ---  -------
 	// a    42.2 ms
 	// b     105 ms
 	// run,p99

@@ -134,6 +134,10 @@ func writeText(w io.Writer, tables []*Table) error {
 			hdr := make([]Cell, len(t.Columns))
 			for i, c := range t.Columns {
 				hdr[i] = T(c)
+				// Numeric columns get right-aligned headings.
+				if len(t.Rows) > 0 && i < len(t.Rows[0]) {
+					hdr[i].Right = t.Rows[0][i].Right
+				}
 			}
 			line(hdr)
 			sep := make([]Cell, len(t.Columns))
