@@ -61,3 +61,27 @@ func Sig(v float64, n int) string {
 	}
 	return s
 }
+
+// QuantityRange formats a value with an interval in one display scale:
+// "36.18 [34.9, 37.6] ms".
+func QuantityRange(v, lo, hi float64, unit string) string {
+	scale, suffix := 1.0, unit
+	switch unit {
+	case schemas.UnitSeconds:
+		a := math.Abs(v)
+		switch {
+		case a == 0:
+		case a < 1e-3:
+			scale, suffix = 1e6, "µs"
+		case a < 1:
+			scale, suffix = 1e3, "ms"
+		}
+	case schemas.UnitRatio:
+		scale, suffix = 100, "%"
+	}
+	s := Sig(v*scale, 4) + " [" + Sig(lo*scale, 4) + ", " + Sig(hi*scale, 4) + "]"
+	if suffix != "" {
+		s += " " + suffix
+	}
+	return s
+}

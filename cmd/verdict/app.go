@@ -68,6 +68,8 @@ Examples:
 			ingestCommand(),
 			showCommand(),
 			schemaCommand(),
+			statsCommand(),
+			compareCommand(),
 		},
 	}
 }

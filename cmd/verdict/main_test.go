@@ -81,7 +81,8 @@ func TestSchema(t *testing.T) {
 	if code != 0 {
 		t.Fatal(code)
 	}
-	cliGolden(t, "schema.markdown", out)
+	// No golden file: the registry grows with every ingestor. Check the
+	// invariants instead.
 	// The foundation's distinct definitions, each with unit, population
 	// and window where it is a rate.
 	for _, want := range []string{"### ttft: TTFT", "### itl_chunk: ITL (per chunk)", "### tpot: TPOT", "### e2e: E2E latency",

@@ -1,0 +1,107 @@
+package main
+
+import (
+	"context"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/urfave/cli/v3"
+
+	"github.com/verdict-llm/verdict/render"
+	"github.com/verdict-llm/verdict/schemas"
+	"github.com/verdict-llm/verdict/stats"
+)
+
+var methods = []stats.Method{stats.Linear, stats.NearestRankFloor, stats.NearestRankCumulative, stats.LocustBuckets}
+
+func statsCommand() *cli.Command {
+	def := render.DefaultStats
+	return &cli.Command{
+		Name:      "stats",
+		Usage:     "percentiles with bootstrap intervals and goodput, from per-request data",
+		ArgsUsage: "BUNDLE...",
+		Description: `Computes, for every run, each metric's mean and percentiles over the
+successful requests of the profiling phase, with BCa bootstrap confidence
+intervals, and goodput under an SLO. The percentile method is declared
+(linear is numpy's default, as vLLM, GenAI-Perf, AIPerf and LLMPerf use;
+nearest_rank_floor is MLPerf's; nearest_rank_cumulative GuideLLM's). Runs
+without per-request data show only the statistics their tool reported:
+no interval can be computed for them.
+
+Intervals are seeded: the same bundle, options and seed give the same
+numbers.
+
+Examples:
+   verdict stats runs.bundle
+   verdict stats --metric ttft,tpot --percentiles 50,99,99.9 runs.bundle
+   verdict stats --slo ttft=200ms,tpot=50ms --format markdown a.bundle b.bundle
+   verdict stats --ci 0 --method nearest_rank_floor --format json runs.bundle`,
+		Flags: []cli.Flag{
+			&cli.StringSliceFlag{Name: "metric", Usage: "definition `ID`s to show (default: all with data; see verdict schema)"},
+			&cli.StringFlag{Name: "percentiles", Value: "50,90,99", Usage: "comma-separated percentiles, 0-100"},
+			&cli.StringFlag{Name: "method", Value: string(def.Method), Usage: "percentile method: linear, nearest_rank_floor, nearest_rank_cumulative or locust_buckets"},
+			&cli.FloatFlag{Name: "ci", Value: def.Confidence, Usage: "confidence of the bootstrap intervals (0 turns them off)"},
+			&cli.IntFlag{Name: "resamples", Value: def.Resamples, Usage: "bootstrap resamples"},
+			&cli.Uint64Flag{Name: "seed", Value: def.Seed, Usage: "bootstrap seed"},
+			&cli.StringFlag{Name: "slo", Usage: "goodput limits, e.g. `ttft=200ms,tpot=50ms,itl=100ms,e2e=10s`"},
+			formatFlag("table"),
+		},
+		Action: func(ctx context.Context, cmd *cli.Command) error {
+			if cmd.NArg() == 0 {
+				return usage("stats: give at least one BUNDLE")
+			}
+			o, f, err := statsOptions(cmd)
+			if err != nil {
+				return err
+			}
+			return render.Stats(ctx, cmd.Root().Writer, cmd.Args().Slice(), o, f)
+		},
+	}
+}
+
+// statsOptions maps the statistics flags (shared by stats and compare).
+func statsOptions(cmd *cli.Command) (render.StatsOptions, render.Format, error) {
+	o := render.DefaultStats
+	f, err := render.ParseFormat(cmd.String("format"))
+	if err != nil {
+		return o, f, usage("%v", err)
+	}
+	for _, id := range cmd.StringSlice("metric") {
+		if _, ok := schemas.Lookup(id); !ok {
+			return o, f, usage("--metric %q: no such definition (verdict schema lists them)", id)
+		}
+		o.Metrics = append(o.Metrics, id)
+	}
+	if s := cmd.String("percentiles"); s != "" {
+		o.Percentiles = nil
+		for _, p := range strings.Split(s, ",") {
+			v, err := strconv.ParseFloat(strings.TrimSpace(p), 64)
+			if err != nil || v < 0 || v > 100 {
+				return o, f, usage("--percentiles: %q is not a number between 0 and 100", p)
+			}
+			o.Percentiles = append(o.Percentiles, v)
+		}
+	}
+	o.Method = stats.Method(cmd.String("method"))
+	if !slices.Contains(methods, o.Method) {
+		return o, f, usage("--method %q: use linear, nearest_rank_floor, nearest_rank_cumulative or locust_buckets", o.Method)
+	}
+	o.Confidence = cmd.Float("ci")
+	if o.Confidence < 0 || o.Confidence >= 1 {
+		return o, f, usage("--ci %v: want a confidence in [0, 1)", o.Confidence)
+	}
+	o.Resamples = cmd.Int("resamples")
+	if o.Resamples < 100 && o.Confidence > 0 {
+		return o, f, usage("--resamples %d: use at least 100", o.Resamples)
+	}
+	o.Seed = cmd.Uint64("seed")
+	if s := cmd.String("slo"); s != "" {
+		slo, err := render.ParseSLO(s)
+		if err != nil {
+			return o, f, usage("--slo: %v", err)
+		}
+		o.SLO, o.HasSLO = slo, true
+	}
+	return o, f, nil
+}

@@ -1,0 +1,100 @@
+package main
+
+import (
+	"encoding/json"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// demoBundles ingests the two demo platforms once per test.
+func demoBundles(t *testing.T) (string, string) {
+	t.Helper()
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a.bundle"), filepath.Join(dir, "b.bundle")
+	for _, x := range [][2]string{{a, "platform-a.json"}, {b, "platform-b.json"}} {
+		if code, _, errs := runCLI(t, "ingest", "-o", x[0], demo+x[1]); code != 0 {
+			t.Fatalf("ingest: %s", errs)
+		}
+	}
+	return a, b
+}
+
+func TestStatsCommand(t *testing.T) {
+	a, b := demoBundles(t)
+	code, out, errs := runCLI(t, "stats", "--metric", "ttft,tpot,itl_chunk", "--slo", "ttft=150ms,tpot=20ms", a, b)
+	if code != 0 {
+		t.Fatalf("%d %s", code, errs)
+	}
+	cliGolden(t, "stats-demo.table", out)
+
+	// The recomputed p99 TTFT (no intervals) must equal what vLLM's numpy
+	// wrote in the file.
+	code, out, _ = runCLI(t, "stats", "--ci", "0", "--metric", "ttft", "--percentiles", "99", "--format", "json", a)
+	if code != 0 {
+		t.Fatal(code)
+	}
+	var doc struct {
+		Runs []struct {
+			Metrics []struct {
+				Metric      string
+				Percentiles []struct{ Value float64 } `json:"percentiles"`
+			}
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatal(err)
+	}
+	var file struct {
+		P99TTFT float64 `json:"p99_ttft_ms"`
+	}
+	data, _ := os.ReadFile(demo + "platform-a.json")
+	json.Unmarshal(data, &file)
+	got := doc.Runs[0].Metrics[0].Percentiles[0].Value
+	if math.Abs(got*1000-file.P99TTFT) > 1e-9*file.P99TTFT {
+		t.Errorf("p99 TTFT %v s, the file says %v ms", got, file.P99TTFT)
+	}
+
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"stats"}, "give at least one BUNDLE"},
+		{[]string{"stats", "--percentiles", "101", a}, "not a number between 0 and 100"},
+		{[]string{"stats", "--method", "median-of-three", a}, "--method"},
+		{[]string{"stats", "--slo", "ttft=fast", a}, "not a positive duration"},
+		{[]string{"stats", "--metric", "latency", a}, `--metric "latency": no such definition`},
+		{[]string{"compare", a}, "give two bundles"},
+	} {
+		code, _, errs := runCLI(t, c.args...)
+		if code != 2 || !strings.Contains(errs, c.want) {
+			t.Errorf("verdict %s: %d %q", strings.Join(c.args, " "), code, errs)
+		}
+	}
+}
+
+func TestCompareCommand(t *testing.T) {
+	a, b := demoBundles(t)
+	code, out, errs := runCLI(t, "compare", "--metric", "ttft,tpot,input_tokens", a, b)
+	if code != 0 {
+		t.Fatalf("%d %s", code, errs)
+	}
+	cliGolden(t, "compare-demo.table", out)
+	// Same prompts on both platforms: input lengths must not differ, and
+	// the slower decode of platform b must.
+	lines := strings.Split(out, "\n")
+	for _, l := range lines {
+		f := strings.Fields(l)
+		if len(f) < 2 {
+			continue
+		}
+		switch {
+		case f[0] == "input_tokens" && !strings.HasSuffix(l, "~"):
+			t.Errorf("input lengths differ: %s", l)
+		case f[0] == "tpot" && strings.HasSuffix(l, "~"):
+			t.Errorf("TPOT difference not found: %s", l)
+		}
+	}
+}
