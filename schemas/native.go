@@ -4,6 +4,7 @@ package schemas
 // definition. Each tool's table lives in its own file (native_<tool>.go).
 var nativeTables = [][]Native{
 	vllmNatives,
+	mlperfNatives, guidellmNatives, llmperfNatives, locustNatives,
 	genaiperfNatives,
 	aiperfNatives,
 }

@@ -106,6 +106,7 @@ const (
 var definitionTables = [][]MetricDef{
 	coreDefinitions,
 	resourceDefinitions,
+	mlperfDefinitions, guidellmDefinitions, llmperfDefinitions, locustDefinitions,
 	genaiperfAIPerfDefinitions,
 }
 
