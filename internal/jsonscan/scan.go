@@ -138,6 +138,15 @@ func NewAt(r io.Reader, at Pos) *Scanner {
 	return &Scanner{r: r, base: at.Off, line: at.Line, lineStart: at.Off - int64(at.Col-1)}
 }
 
+// Reset makes s read r as NewAt(r, at) would, keeping its buffers, so that
+// a caller scanning many small values (one per line of a log) does not
+// allocate a buffer per value.
+func (s *Scanner) Reset(r io.Reader, at Pos) {
+	buf, stack, str := s.buf[:0], s.stack[:0], s.str[:0]
+	*s = *NewAt(r, at)
+	s.buf, s.stack, s.str = buf, stack, str
+}
+
 // Depth is the number of containers open after the last token.
 func (s *Scanner) Depth() int { return len(s.stack) }
 

@@ -278,3 +278,27 @@ func TestSkipArray(t *testing.T) {
 		t.Errorf("truncated: %v", err)
 	}
 }
+
+func TestReset(t *testing.T) {
+	s := New(strings.NewReader(`{"a": [1, 2`))
+	for {
+		if _, err := s.Next(); err != nil {
+			break
+		}
+	}
+	s.Reset(strings.NewReader(`{"b": true}`), Pos{Off: 100, Line: 7, Col: 10})
+	var kinds []string
+	for {
+		tok, err := s.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		kinds = append(kinds, tok.Kind.String()+"@"+tok.Pos.String())
+	}
+	if got := strings.Join(kinds, " "); got != "{@7:10 key@7:11 true@7:16 }@7:20" {
+		t.Errorf("after Reset: %s", got)
+	}
+}
