@@ -1,0 +1,293 @@
+// Package jtree reads small JSON documents (the summary files of
+// GenAI-Perf and AIPerf, one SSE event, one telemetry line) into a tree
+// whose every node keeps its line and column, so that a reader can name
+// the position of any value it rejects. It is built on internal/jsonscan
+// and so accepts Python's NaN and Infinity.
+//
+// It is shared by ingest/genaiperf and ingest/aiperf, whose summary files
+// have one lineage (AIPerf 0.2 adopted GenAI-Perf's layout). Large inputs
+// (per-request exports) are streamed with jsonscan directly instead.
+package jtree
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+
+	"github.com/verdict-llm/verdict/ingest"
+	"github.com/verdict-llm/verdict/internal/jsonscan"
+)
+
+// A Node is one JSON value.
+type Node struct {
+	Kind    jsonscan.Kind // String, Number, True, False, Null, BeginObject or BeginArray
+	Text    string        // a string's value or a number's text
+	Pos     jsonscan.Pos
+	Members []Member // objects, in file order
+	Elems   []*Node  // arrays
+}
+
+// A Member is one object member.
+type Member struct {
+	Key    string
+	KeyPos jsonscan.Pos
+	Val    *Node
+}
+
+// MaxNodes bounds the size of a tree; a document with more values is
+// refused rather than read into memory.
+const MaxNodes = 4 << 20
+
+// Parse reads exactly one JSON value from r. Errors are *ingest.Error
+// values naming path and the position.
+func Parse(path string, r io.Reader) (*Node, error) {
+	sc := jsonscan.New(r)
+	tok, err := sc.Next()
+	if err == io.EOF {
+		return nil, &ingest.Error{File: path, Err: errors.New("no JSON value found")}
+	}
+	if err != nil {
+		return nil, SyntaxErr(path, err)
+	}
+	n, err := Read(path, sc, tok)
+	if err != nil {
+		return nil, err
+	}
+	if tok, err := sc.Next(); err != io.EOF {
+		if err != nil {
+			return nil, SyntaxErr(path, err)
+		}
+		return nil, &ingest.Error{File: path, Line: tok.Pos.Line, Column: tok.Pos.Col,
+			Err: errors.New("more than one JSON value (expected a single document)")}
+	}
+	return n, nil
+}
+
+// Read reads the value that tok (just returned by sc) starts.
+func Read(path string, sc *jsonscan.Scanner, tok jsonscan.Token) (*Node, error) {
+	count := 0
+	return read(path, sc, tok, &count)
+}
+
+func read(path string, sc *jsonscan.Scanner, tok jsonscan.Token, count *int) (*Node, error) {
+	*count++
+	if *count > MaxNodes {
+		return nil, &ingest.Error{File: path, Line: tok.Pos.Line, Column: tok.Pos.Col,
+			Err: fmt.Errorf("document too large (over %d values) for a summary file", MaxNodes)}
+	}
+	n := &Node{Kind: tok.Kind, Pos: tok.Pos}
+	switch tok.Kind {
+	case jsonscan.String:
+		s, err := sc.Text(tok)
+		if err != nil {
+			return nil, SyntaxErr(path, err)
+		}
+		n.Text = s
+	case jsonscan.Number:
+		n.Text = string(tok.Raw)
+	case jsonscan.True, jsonscan.False, jsonscan.Null:
+	case jsonscan.BeginObject:
+		for {
+			k, err := sc.Next()
+			if err != nil {
+				return nil, SyntaxErr(path, err)
+			}
+			if k.Kind == jsonscan.EndObject {
+				return n, nil
+			}
+			key, err := sc.Text(k)
+			if err != nil {
+				return nil, SyntaxErr(path, err)
+			}
+			vt, err := sc.Next()
+			if err != nil {
+				return nil, SyntaxErr(path, err)
+			}
+			v, err := read(path, sc, vt, count)
+			if err != nil {
+				return nil, err
+			}
+			n.Members = append(n.Members, Member{Key: key, KeyPos: k.Pos, Val: v})
+		}
+	case jsonscan.BeginArray:
+		for {
+			et, err := sc.Next()
+			if err != nil {
+				return nil, SyntaxErr(path, err)
+			}
+			if et.Kind == jsonscan.EndArray {
+				return n, nil
+			}
+			e, err := read(path, sc, et, count)
+			if err != nil {
+				return nil, err
+			}
+			n.Elems = append(n.Elems, e)
+		}
+	default:
+		return nil, &ingest.Error{File: path, Line: tok.Pos.Line, Column: tok.Pos.Col, Err: fmt.Errorf("unexpected %s", tok.Kind)}
+	}
+	return n, nil
+}
+
+// SyntaxErr turns a jsonscan error into an *ingest.Error.
+func SyntaxErr(path string, err error) error {
+	var se *jsonscan.SyntaxError
+	if errors.As(err, &se) {
+		return &ingest.Error{File: path, Line: se.Pos.Line, Column: se.Pos.Col, Err: fmt.Errorf("malformed JSON: %s", se.Msg)}
+	}
+	var ie *ingest.Error
+	if errors.As(err, &ie) {
+		return err
+	}
+	return &ingest.Error{File: path, Err: err}
+}
+
+// Get returns the value of key in an object (the last one when the key is
+// repeated, as Python's json does), or nil.
+func (n *Node) Get(key string) *Node {
+	if n == nil || n.Kind != jsonscan.BeginObject {
+		return nil
+	}
+	for i := len(n.Members) - 1; i >= 0; i-- {
+		if n.Members[i].Key == key {
+			return n.Members[i].Val
+		}
+	}
+	return nil
+}
+
+// Path follows keys through nested objects.
+func (n *Node) Path(keys ...string) *Node {
+	for _, k := range keys {
+		n = n.Get(k)
+	}
+	return n
+}
+
+// Has reports whether an object has key.
+func (n *Node) Has(key string) bool { return n.Get(key) != nil }
+
+// IsObject reports whether n is an object.
+func (n *Node) IsObject() bool { return n != nil && n.Kind == jsonscan.BeginObject }
+
+// IsNull reports whether n is absent or null.
+func (n *Node) IsNull() bool { return n == nil || n.Kind == jsonscan.Null }
+
+// Dups lists the keys of an object that appear more than once.
+func (n *Node) Dups() []string {
+	if !n.IsObject() {
+		return nil
+	}
+	seen := map[string]int{}
+	var out []string
+	for _, m := range n.Members {
+		seen[m.Key]++
+		if seen[m.Key] == 2 {
+			out = append(out, m.Key)
+		}
+	}
+	return out
+}
+
+// Float returns a number's value.
+func (n *Node) Float() (float64, bool) {
+	if n == nil || n.Kind != jsonscan.Number {
+		return 0, false
+	}
+	f, err := jsonscan.Float([]byte(n.Text))
+	return f, err == nil
+}
+
+// Int returns an integral number's value; epoch nanoseconds are parsed
+// as integers, never through float64.
+func (n *Node) Int() (int64, bool) {
+	if n == nil || n.Kind != jsonscan.Number {
+		return 0, false
+	}
+	if v, err := strconv.ParseInt(n.Text, 10, 64); err == nil {
+		return v, true
+	}
+	v, err := jsonscan.Int([]byte(n.Text))
+	return v, err == nil
+}
+
+// Str returns a string's value.
+func (n *Node) Str() (string, bool) {
+	if n == nil || n.Kind != jsonscan.String {
+		return "", false
+	}
+	return n.Text, true
+}
+
+// Bool returns a boolean's value.
+func (n *Node) Bool() (bool, bool) {
+	if n == nil {
+		return false, false
+	}
+	switch n.Kind {
+	case jsonscan.True:
+		return true, true
+	case jsonscan.False:
+		return false, true
+	}
+	return false, false
+}
+
+// Describe names a node's kind and value for error messages.
+func (n *Node) Describe() string {
+	if n == nil {
+		return "nothing"
+	}
+	switch n.Kind {
+	case jsonscan.String:
+		s := n.Text
+		if len(s) > 60 {
+			s = s[:60] + "..."
+		}
+		return fmt.Sprintf("the string %q", s)
+	case jsonscan.Number:
+		return "the number " + n.Text
+	case jsonscan.BeginArray:
+		return fmt.Sprintf("an array of %d elements", len(n.Elems))
+	case jsonscan.BeginObject:
+		return "an object"
+	}
+	return n.Kind.String()
+}
+
+// Scalar renders a scalar (or a short array of scalars) as label text;
+// ok is false for objects and long arrays.
+func (n *Node) Scalar() (string, bool) {
+	if n == nil {
+		return "", false
+	}
+	switch n.Kind {
+	case jsonscan.String, jsonscan.Number:
+		return n.Text, true
+	case jsonscan.True:
+		return "true", true
+	case jsonscan.False:
+		return "false", true
+	case jsonscan.Null:
+		return "", true
+	case jsonscan.BeginArray:
+		if len(n.Elems) > 16 {
+			return "", false
+		}
+		s := "["
+		for i, e := range n.Elems {
+			t, ok := e.Scalar()
+			if !ok {
+				return "", false
+			}
+			if i > 0 {
+				s += ", "
+			}
+			s += t
+		}
+		return s + "]", true
+	}
+	return "", false
+}
