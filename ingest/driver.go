@@ -32,6 +32,10 @@ type Options struct {
 	// ListRejections caps the rejections listed per source in the
 	// manifest (all are counted); 0 means 100.
 	ListRejections int
+	// MaxDecompressed limits the decompressed size of one .gz or .zst
+	// input; 0 means DefaultMaxDecompressed. Exceeding it is an error
+	// (a decompression bomb is never written out in full).
+	MaxDecompressed int64
 	// Bundle configures the bundle writer.
 	Bundle schemas.BundleOptions
 }
@@ -166,21 +170,55 @@ func readOne(ctx context.Context, path string, forced Format, w *schemas.BundleW
 	if err != nil {
 		return schemas.Source{}, &Error{File: path, Err: err}
 	}
+	limit := opts.MaxDecompressed
+	if limit <= 0 {
+		limit = DefaultMaxDecompressed
+	}
+	in := &Input{Path: path, Size: fi.Size(), SHA256: sum}
+	if c := sniff(head); c != plain {
+		sink.src.Compression = c.String()
+		// Compressed: stream it decompressed, and materialise it once in a
+		// temporary file only if the format asks for random access.
+		sp := &spilled{}
+		defer sp.close()
+		in.open = func() (io.ReadCloser, error) { return decompressor(path, c, limit) }
+		in.openAt = func(off int64) (io.ReadCloser, error) {
+			f, size, err := sp.open(path, c, limit)
+			if err != nil {
+				return nil, err
+			}
+			return nopCloser{io.NewSectionReader(f, off, size-off)}, nil
+		}
+		rc, err := in.open()
+		if err != nil {
+			return schemas.Source{}, &Error{File: path, Err: err}
+		}
+		head = make([]byte, HeadSize)
+		n, err := io.ReadFull(rc, head)
+		rc.Close()
+		if err != nil && err != io.ErrUnexpectedEOF {
+			return schemas.Source{}, &Error{File: path, Err: fmt.Errorf("%s: %w", c, err)}
+		}
+		if n == 0 {
+			return schemas.Source{}, &Error{File: path, Err: fmt.Errorf("empty file (after %s decompression)", c)}
+		}
+		head = head[:n]
+	} else {
+		in.open = func() (io.ReadCloser, error) { return os.Open(path) }
+		in.openAt = func(off int64) (io.ReadCloser, error) {
+			f, err := os.Open(path)
+			if err != nil {
+				return nil, err
+			}
+			return sectionCloser{io.NewSectionReader(f, off, fi.Size()-off), f}, nil
+		}
+	}
 	f := forced
 	if f == nil {
 		if f, err = detect(path, head, opts.Formats); err != nil {
 			return schemas.Source{}, err
 		}
 	}
-	in := &Input{Path: path, Size: fi.Size(), SHA256: sum,
-		open: func() (io.ReadCloser, error) { return os.Open(path) },
-		openAt: func(off int64) (io.ReadCloser, error) {
-			f, err := os.Open(path)
-			if err != nil {
-				return nil, err
-			}
-			return sectionCloser{io.NewSectionReader(f, off, fi.Size()-off), f}, nil
-		}}
 	if opts.Progress != nil {
 		add := opts.Progress.File(path, fi.Size())
 		in.track = add
@@ -188,6 +226,12 @@ func readOne(ctx context.Context, path string, forced Format, w *schemas.BundleW
 	}
 	sink.src.SHA256, sink.src.Bytes, sink.src.Format = sum, fi.Size(), f.Name()
 	if err := f.Read(ctx, in, sink); err != nil {
+		if errors.Is(err, ErrTooLarge) {
+			var ie *Error
+			if !errors.As(err, &ie) {
+				err = &Error{File: path, Err: err}
+			}
+		}
 		return schemas.Source{}, err
 	}
 	return sink.finish()

@@ -48,6 +48,7 @@ type Source struct {
 	Path        string   `json:"path"`
 	SHA256      string   `json:"sha256"`
 	Bytes       int64    `json:"bytes"`
+	Compression string   `json:"compression,omitempty"` // gzip or zstd
 	Format      string   `json:"format"`
 	Tool        string   `json:"tool"`
 	ToolVersion string   `json:"tool_version"`

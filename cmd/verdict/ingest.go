@@ -27,7 +27,8 @@ func ingestCommand() *cli.Command {
 one), maps every metric to its definition and writes a bundle directory
 with runs.parquet, requests.parquet, metrics.parquet and manifest.json.
 The bundle appears only when every file reads (it is written to a
-temporary directory and renamed into place).
+temporary directory and renamed into place). Files compressed with gzip or
+zstd are read as they are, whatever their name.
 
 Rows that cannot be used (a negative latency, a wrong type) are rejected
 with file, line and field, counted in the manifest and listed on stderr;
@@ -46,13 +47,15 @@ Examples:
 			&cli.StringSliceFlag{Name: "label", Usage: "add a `key=value` label to every run (repeatable)"},
 			&cli.BoolFlag{Name: "strict", Usage: "fail when any row is rejected"},
 			&cli.BoolFlag{Name: "force", Usage: "replace an existing bundle"},
+			&cli.Int64Flag{Name: "max-decompressed", Value: ingest.DefaultMaxDecompressed, Usage: "limit in `BYTES` on the decompressed size of one .gz or .zst input"},
 		},
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			if cmd.NArg() == 0 {
 				return usage("ingest: give at least one FILE")
 			}
 			opts := ingest.Options{Formats: formats, Format: cmd.String("format"), Strict: cmd.Bool("strict"),
-				Bundle: schemas.BundleOptions{VerdictVersion: verdictVersion(), Overwrite: cmd.Bool("force"), CreatedAt: time.Now().UTC().Truncate(time.Second)}}
+				MaxDecompressed: cmd.Int64("max-decompressed"),
+				Bundle:          schemas.BundleOptions{VerdictVersion: verdictVersion(), Overwrite: cmd.Bool("force"), CreatedAt: time.Now().UTC().Truncate(time.Second)}}
 			if path := cmd.String("sut"); path != "" {
 				inv, err := schemas.LoadInventory(path)
 				if err != nil {
