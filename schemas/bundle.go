@@ -516,18 +516,47 @@ func sortedKeys[V any](m map[string]V) []string {
 	return keys
 }
 
-// A Bundle is a bundle opened for reading.
+// A Bundle is a bundle, or a dataset (see Export), opened for reading.
 type Bundle struct {
 	Dir      string
 	Manifest Manifest
 	mem      memory.Allocator
+	// parts lists a dataset's files per table; nil for a plain bundle.
+	parts map[string][]string
+}
+
+// IsDataset reports whether b was opened from a dataset.
+func (b *Bundle) IsDataset() bool { return b.parts != nil }
+
+// files lists the Parquet files holding a table.
+func (b *Bundle) files(table string) []string {
+	if b.parts != nil {
+		return b.parts[table]
+	}
+	if !b.HasTable(table) {
+		return nil
+	}
+	return []string{filepath.Join(b.Dir, table+".parquet")}
+}
+
+// tables lists the tables that have files, in manifest order.
+func (b *Bundle) tables() []string {
+	var out []string
+	for _, t := range b.Manifest.Tables {
+		if len(b.files(t.Name)) > 0 {
+			out = append(out, t.Name)
+		}
+	}
+	return out
 }
 
 // ErrSchemaVersion is wrapped by the error of a bundle whose schema
 // version this build does not read.
 var ErrSchemaVersion = errors.New("unsupported bundle schema version")
 
-// OpenBundle opens the bundle in dir and checks its schema version.
+// OpenBundle opens the bundle in dir and checks its schema version. dir
+// may also be a dataset written by Export; it then reads as one bundle
+// holding every exported run.
 func OpenBundle(dir string) (*Bundle, error) {
 	fi, err := os.Stat(dir)
 	if err != nil {
@@ -535,6 +564,9 @@ func OpenBundle(dir string) (*Bundle, error) {
 	}
 	if !fi.IsDir() {
 		return nil, fmt.Errorf("%s is not a bundle: not a directory", dir)
+	}
+	if IsDataset(dir) {
+		return openDataset(dir)
 	}
 	data, err := os.ReadFile(filepath.Join(dir, ManifestFile))
 	if err != nil {
@@ -563,8 +595,12 @@ func OpenBundle(dir string) (*Bundle, error) {
 	return b, nil
 }
 
-// HasTable reports whether the bundle has a table.
+// HasTable reports whether the bundle has a table (a dataset: whether any
+// run has rows in it).
 func (b *Bundle) HasTable(name string) bool {
+	if b.parts != nil {
+		return len(b.parts[name]) > 0
+	}
 	for _, t := range b.Manifest.Tables {
 		if t.Name == name {
 			return true
@@ -573,10 +609,19 @@ func (b *Bundle) HasTable(name string) bool {
 	return false
 }
 
-// Records streams the record batches of a table. Each batch is valid only
-// during fn; call Retain to keep it.
+// Records streams the record batches of a table (nothing for a table the
+// bundle does not have). Each batch is valid only during fn; call Retain
+// to keep it.
 func (b *Bundle) Records(ctx context.Context, table string, fn func(arrow.RecordBatch) error) error {
-	path := filepath.Join(b.Dir, table+".parquet")
+	for _, path := range b.files(table) {
+		if err := b.fileRecords(ctx, path, fn); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (b *Bundle) fileRecords(ctx context.Context, path string, fn func(arrow.RecordBatch) error) error {
 	rdr, err := file.OpenParquetFile(path, false)
 	if err != nil {
 		return fmt.Errorf("open %s: %w", path, err)
