@@ -1,0 +1,158 @@
+package guidellm
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+
+	"github.com/verdict-llm/verdict/schemas"
+)
+
+// GuideLLM v0.1's DEFAULT_PERCENTILES.
+var gen0Pcts = []float64{1, 5, 10, 50, 90, 95, 99}
+
+// readGen0 reads a v0.1 TextGenerationBenchmark: every result and error is
+// kept, and the statistics are the computed fields pydantic serialises
+// (numpy means and linear percentiles over the results).
+func (r *benchReader) readGen0(run *schemas.Run) error {
+	b, args := r.b, r.top.get("args")
+	mode := b.get("mode").str()
+	run.Labels["mode"] = mode
+	switch mode {
+	case "synchronous":
+		strategy(run, "synchronous", nil, nil, nil)
+	case "throughput":
+		strategy(run, "throughput", nil, nil, nil)
+	default:
+		typ := args.get("rate_type").str()
+		if typ != "constant" && typ != "poisson" {
+			typ = "async"
+		}
+		strategy(run, typ, b.get("rate"), nil, nil)
+		if typ == "async" {
+			run.Scenario, run.Arrival = schemas.ScenarioServer, schemas.ArrivalUnknown
+			if v := b.get("rate").numOr(0); v > 0 {
+				run.RequestRate = schemas.Some(v)
+			}
+		}
+	}
+	run.Model = firstStr(args.get("model"))
+	run.Backend = firstStr(args.get("backend"))
+	run.Tokenizer = firstStr(args.get("tokenizer"))
+	run.Labels["target"] = args.get("target").scalar()
+	run.Labels["data"] = args.get("data").scalar()
+
+	results, errs := b.get("results"), b.get("errors")
+	if results.kind != kArray {
+		return r.errAt(results, "results", "expected a list, found %s", results.kind)
+	}
+	if !errs.isNull() && errs.kind != kArray {
+		return r.errAt(errs, "errors", "expected a list, found %s", errs.kind)
+	}
+	nerr := 0
+	if errs != nil {
+		nerr = len(errs.vals)
+	}
+	run.Completed, run.Failed = schemas.Some(int64(len(results.vals))), schemas.Some(int64(nerr))
+	run.NumPrompts = schemas.Some(int64(len(results.vals) + nerr))
+	if len(results.vals) == 0 {
+		r.flag("no_successful_requests")
+	}
+	if d, ok, err := b.get("duration").num(); err == nil && ok && d > 0 {
+		run.DurationS = schemas.Some(d)
+	}
+	run.WindowStart, run.WindowEnd = unixTime(b.get("start_time")), unixTime(b.get("end_time"))
+	if run.WindowStart.OK {
+		run.Labels["window"] = "first listed result's start -> last listed result's end"
+	}
+
+	// Reported statistics.
+	base := schemas.Metric{RunID: run.ID, Source: schemas.SourceReported}
+	if len(results.vals) > 0 {
+		for _, s := range []struct {
+			mean, pcts, id string
+			scale          float64
+		}{
+			{"request_latency", "request_latency_percentiles", "e2e", 1},
+			{"time_to_first_token", "time_to_first_token_percentiles", "ttft", 1e-3},
+			{"inter_token_latency", "inter_token_latency_percentiles", "tpot_token_weighted", 1e-3},
+			{"prompt_token", "prompt_token_percentiles", "input_tokens", 1},
+			{"output_token", "output_token_percentiles", "output_tokens", 1},
+		} {
+			unit := schemas.MustLookup(s.id).Unit
+			if v, ok := r.value(b.get(s.mean), s.mean, true); ok {
+				m := base
+				m.MetricID, m.Stat, m.Method, m.Unit, m.Value, m.NativeName = s.id, schemas.StatMean, "arithmetic", unit, schemas.Some(v*s.scale), s.mean
+				if err := r.emit(m); err != nil {
+					return err
+				}
+			}
+			ps := b.get(s.pcts)
+			for i, k := range ps.keysOrNil() {
+				p, err := strconv.ParseFloat(k, 64)
+				if err != nil || !(p >= 0 && p <= 100) {
+					r.reject(schemas.TableMetrics, ps.vals[i], r.record(), s.pcts+"."+k, "not a percentile key")
+					continue
+				}
+				v, ok := r.value(ps.vals[i], s.pcts+"."+k, true)
+				if !ok {
+					continue
+				}
+				m := base
+				m.MetricID, m.Stat, m.Method, m.Unit, m.Value, m.NativeName = s.id, schemas.StatP, string(r.method), unit, schemas.Some(v*s.scale), s.pcts+"."+k
+				m.Percentile = schemas.Some(p)
+				if err := r.emit(m); err != nil {
+					return err
+				}
+			}
+		}
+		for _, s := range []struct{ key, id string }{{"completed_request_rate", "request_throughput_span"}, {"output_token_throughput", "output_token_throughput_span"}} {
+			if v, ok := r.value(b.get(s.key), s.key, true); ok {
+				m := base
+				m.MetricID, m.Stat, m.Unit, m.Value, m.NativeName = s.id, schemas.StatValue, schemas.MustLookup(s.id).Unit, schemas.Some(v), s.key
+				m.Note = "window from the first listed result's start to the last listed result's end (results are listed in completion order)"
+				if err := r.emit(m); err != nil {
+					return err
+				}
+			}
+		}
+	}
+
+	// Per-request records: every result and error is kept.
+	rc := newRecompute("ttft", "e2e", "tpot_token_weighted", "input_tokens", "output_tokens")
+	origin := math.NaN()
+	if v, ok, err := b.get("start_time").num(); err == nil && ok {
+		origin = v
+	}
+	index, rejected := 0, 0
+	for j, rec := range results.vals {
+		ok, err := r.request(run, rec, r.fields(rec), "successful", j, index, &origin, rc)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			rejected++
+		}
+		index++
+	}
+	if errs != nil {
+		for j, e := range errs.vals {
+			where := fmt.Sprintf("%s, errors[%d]", r.record(), j)
+			if e.kind != kObject {
+				r.reject(schemas.TableRequests, e, where, "", "expected an error object, found "+e.kind.String())
+				index++
+				continue
+			}
+			q := schemas.Request{RunID: run.ID, Index: int64(index), Phase: schemas.PhaseProfiling, Status: schemas.StatusError,
+				Error: firstNonEmpty(e.get("message").str(), "error")}
+			if err := r.sink.Request(&q); err != nil {
+				return err
+			}
+			index++
+		}
+	}
+	if rejected > 0 || len(results.vals) == 0 {
+		return nil
+	}
+	return r.emitComputed(run, rc)
+}

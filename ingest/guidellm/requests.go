@@ -1,0 +1,319 @@
+package guidellm
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+
+	"github.com/verdict-llm/verdict/schemas"
+)
+
+// recompute collects the successful requests' observations with the
+// weights GuideLLM gives them.
+type recompute struct {
+	ids   []string // definition per dist, in emit order
+	dists map[string]*dist
+}
+
+func newRecompute(ids ...string) *recompute {
+	rc := &recompute{ids: ids, dists: map[string]*dist{}}
+	for _, id := range ids {
+		rc.dists[id] = &dist{}
+	}
+	return rc
+}
+
+func (rc *recompute) add(id string, v, w float64) { rc.dists[id].add(v, w) }
+
+// record fields per generation.
+type recordFields struct {
+	start, first, last, end *node
+	prompt, output          *node
+	errText                 string
+}
+
+func (r *benchReader) fields(rec *node) recordFields {
+	var f recordFields
+	switch r.gen {
+	case gen0, genA:
+		f.start, f.first, f.last, f.end = rec.get("start_time"), rec.get("first_token_time"), rec.get("last_token_time"), rec.get("end_time")
+		if r.gen == gen0 {
+			f.prompt, f.output = rec.get("prompt_token_count"), rec.get("output_token_count")
+		} else {
+			f.prompt, f.output = rec.get("prompt_tokens"), rec.get("output_tokens")
+			f.errText = rec.get("error").scalar()
+		}
+	default:
+		t := rec.at("info", "timings")
+		f.start = firstNode(t.get("request_start"), rec.get("request_start_time"))
+		f.first = t.get("first_token_iteration")
+		f.last = t.get("last_token_iteration")
+		f.end = firstNode(t.get("request_end"), rec.get("request_end_time"))
+		f.prompt = firstNode(rec.get("prompt_tokens"), rec.at("input_metrics", "total_tokens"))
+		f.output = firstNode(rec.get("output_tokens"), rec.at("output_metrics", "total_tokens"))
+		f.errText = rec.at("info", "error").scalar()
+	}
+	return f
+}
+
+// requests reads the per-request records of a generation A-D benchmark.
+func (r *benchReader) requests(run *schemas.Run, tot [3]schemas.Opt[int64]) error {
+	reqs := r.b.get("requests")
+	if reqs.isNull() {
+		r.flag("no_request_records")
+		return nil
+	}
+	if reqs.kind != kObject {
+		return r.errAt(reqs, "requests", "expected an object of status lists, found %s", reqs.kind)
+	}
+	statuses := []string{"successful", "errored", "incomplete"}
+	var lists [3]*node
+	sampled := false
+	for i, s := range statuses {
+		l := reqs.get(s)
+		if l.isNull() {
+			if tot[i].OK && tot[i].V > 0 {
+				sampled = true
+			}
+			continue
+		}
+		if l.kind != kArray {
+			return r.errAt(l, "requests."+s, "expected a list, found %s", l.kind)
+		}
+		lists[i] = l
+		switch n := int64(len(l.vals)); {
+		case !tot[i].OK:
+		case n < tot[i].V:
+			sampled = true
+		case n > tot[i].V:
+			r.sink.Warn(fmt.Sprintf("%s: %d %s request records, but request_totals says %d", r.record(), n, s, tot[i].V))
+		}
+	}
+	if sampled {
+		r.flag("requests_sampled")
+	}
+	var rc *recompute
+	if r.gen == genA {
+		rc = newRecompute("ttft", "e2e", "tpot", "decode_time_per_output_token", "input_tokens", "output_tokens")
+	} else {
+		rc = newRecompute("ttft", "e2e", "tpot_token_weighted", "tpot_incl_ttft_token_weighted", "input_tokens", "output_tokens")
+	}
+	origin := math.NaN()
+	if v, ok, err := r.b.get("start_time").num(); err == nil && ok {
+		origin = v
+	}
+	index := 0
+	rejected := 0
+	for si, l := range lists {
+		if l == nil {
+			continue
+		}
+		for j, rec := range l.vals {
+			f := r.fields(rec)
+			ok, err := r.request(run, rec, f, statuses[si], j, index, &origin, rc)
+			if err != nil {
+				return err
+			}
+			if !ok {
+				rejected++
+			}
+			index++
+		}
+	}
+	if rejected > 0 || sampled || index == 0 {
+		return nil
+	}
+	return r.emitComputed(run, rc)
+}
+
+// request reports one record as a request row, or rejects it.
+func (r *benchReader) request(run *schemas.Run, rec *node, f recordFields, status string, j, index int, origin *float64, rc *recompute) (bool, error) {
+	where := fmt.Sprintf("%s, %s[%d]", r.record(), status, j)
+	if rec.kind != kObject {
+		r.reject(schemas.TableRequests, rec, where, "", "expected a request object, found "+rec.kind.String())
+		return false, nil
+	}
+	num := func(n *node, field string) (float64, bool, bool) {
+		v, ok, err := n.num()
+		if err != nil {
+			r.reject(schemas.TableRequests, n, where, field, err.Error())
+			return 0, false, false
+		}
+		if ok && (math.IsNaN(v) || math.IsInf(v, 0) || v < 0) {
+			r.reject(schemas.TableRequests, n, where, field, "expected a finite non-negative number, found "+n.text)
+			return 0, false, false
+		}
+		return v, ok, true
+	}
+	start, hasStart, ok1 := num(f.start, "start")
+	first, hasFirst, ok2 := num(f.first, "first_token")
+	last, hasLast, ok3 := num(f.last, "last_token")
+	end, hasEnd, ok4 := num(f.end, "end")
+	prompt, hasPrompt, ok5 := num(f.prompt, "prompt_tokens")
+	output, hasOutput, ok6 := num(f.output, "output_tokens")
+	if !(ok1 && ok2 && ok3 && ok4 && ok5 && ok6) {
+		return false, nil
+	}
+	switch {
+	case hasStart && hasEnd && end < start:
+		r.reject(schemas.TableRequests, f.end, where, "end", "the request ends before it starts")
+		return false, nil
+	case hasStart && hasFirst && first < start:
+		r.reject(schemas.TableRequests, f.first, where, "first_token", "the first token comes before the request starts")
+		return false, nil
+	case hasFirst && hasLast && last < first:
+		r.reject(schemas.TableRequests, f.last, where, "last_token", "the last token comes before the first")
+		return false, nil
+	case hasPrompt && prompt != math.Trunc(prompt), hasOutput && output != math.Trunc(output):
+		r.reject(schemas.TableRequests, f.output, where, "tokens", "token counts must be whole numbers")
+		return false, nil
+	}
+	if math.IsNaN(*origin) && hasStart {
+		*origin = start
+	}
+	q := schemas.Request{RunID: run.ID, Index: int64(index), Phase: schemas.PhaseProfiling}
+	switch status {
+	case "successful":
+		q.Status = schemas.StatusOK
+	case "errored":
+		q.Status, q.Error = schemas.StatusError, firstNonEmpty(f.errText, "errored")
+	default:
+		q.Status, q.Error = schemas.StatusError, "incomplete (still running when the benchmark ended)"
+		if f.errText != "" {
+			q.Error += ": " + f.errText
+		}
+	}
+	if hasStart && !math.IsNaN(*origin) {
+		q.StartS = schemas.Some(start - *origin)
+		if hasEnd {
+			q.EndS = schemas.Some(end - *origin)
+		}
+	}
+	if hasStart && hasFirst && first > 0 {
+		q.TTFTS = schemas.Some(first - start)
+	}
+	if hasStart && hasEnd && q.Status == schemas.StatusOK {
+		q.E2ES = schemas.Some(end - start)
+	}
+	if hasPrompt {
+		q.InputTokens = schemas.Some(int64(prompt))
+	}
+	if hasOutput && (q.Status == schemas.StatusOK || output > 0) {
+		q.OutputTokens = schemas.Some(int64(output))
+	}
+	if q.Status == schemas.StatusOK {
+		if q.TTFTS.OK {
+			rc.add("ttft", q.TTFTS.V, 1)
+		}
+		if q.E2ES.OK {
+			rc.add("e2e", q.E2ES.V, 1)
+		}
+		if hasPrompt {
+			rc.add("input_tokens", prompt, 1)
+		}
+		if hasOutput {
+			rc.add("output_tokens", output, 1)
+		}
+		if hasFirst && hasLast && hasOutput {
+			switch r.gen {
+			case genA:
+				if output > 1 {
+					rc.add("tpot", (last-first)/(output-1), 1)
+				}
+				if output > 0 {
+					rc.add("decode_time_per_output_token", (last-first)/output, 1)
+				}
+			case gen0:
+				if output > 1 {
+					rc.add("tpot_token_weighted", (last-first)/(output-1), output-1)
+				}
+			default:
+				if output > 1 {
+					rc.add("tpot_token_weighted", (last-first)/(output-1), output-1)
+				}
+				if output > 0 && hasStart {
+					rc.add("tpot_incl_ttft_token_weighted", (last-start)/output, output)
+				}
+			}
+		}
+	}
+	return true, r.sink.Request(&q)
+}
+
+// emitComputed writes the statistics recomputed from complete per-request
+// records and warns where the tool's own numbers disagree.
+func (r *benchReader) emitComputed(run *schemas.Run, rc *recompute) error {
+	pcts := make([]float64, len(pctKeys))
+	for i, pk := range pctKeys {
+		pcts[i] = pk.p
+	}
+	if r.gen == gen0 {
+		pcts = gen0Pcts
+	}
+	var computed []schemas.Metric
+	for _, id := range rc.ids {
+		d := rc.dists[id]
+		if len(d.xs) == 0 {
+			continue
+		}
+		var s summary
+		if r.method == "linear" {
+			s = d.linear(pcts)
+		} else {
+			s = d.cumulative(pcts)
+		}
+		base := schemas.Metric{RunID: run.ID, MetricID: id, Unit: schemas.MustLookup(id).Unit, Source: schemas.SourceComputed,
+			N: schemas.Some(int64(math.Round(s.count)))}
+		add := func(stat, method string, pct schemas.Opt[float64], v float64) {
+			m := base
+			m.Stat, m.Method, m.Percentile, m.Value = stat, method, pct, schemas.Some(v)
+			computed = append(computed, m)
+		}
+		add(schemas.StatMean, "arithmetic", schemas.Opt[float64]{}, s.mean)
+		add(schemas.StatMedian, string(r.method), schemas.Opt[float64]{}, s.median)
+		add(schemas.StatStd, "population", schemas.Opt[float64]{}, s.std)
+		add(schemas.StatMin, "", schemas.Opt[float64]{}, s.min)
+		add(schemas.StatMax, "", schemas.Opt[float64]{}, s.max)
+		for i, p := range pcts {
+			add(schemas.StatP, string(r.method), schemas.Some(p), s.ps[i])
+		}
+	}
+	for _, m := range computed {
+		if err := r.sink.Metric(&m); err != nil {
+			return err
+		}
+	}
+	r.compare(computed)
+	return nil
+}
+
+// compare warns about reported statistics that disagree with recomputed
+// ones. A distribution whose reported count differs from the records'
+// (GuideLLM drops requests outside its measurement window from some
+// metrics) is not compared.
+func (r *benchReader) compare(computed []schemas.Metric) {
+	byKey := map[string]schemas.Metric{}
+	for _, m := range computed {
+		m.Source = schemas.SourceReported
+		byKey[m.Key()] = m
+	}
+	skipped := map[string]bool{}
+	for _, rep := range r.reported {
+		c, ok := byKey[rep.Key()]
+		if !ok || !rep.Value.OK {
+			continue
+		}
+		if rep.N.OK && c.N.OK && rep.N.V != c.N.V {
+			if !skipped[rep.MetricID] {
+				skipped[rep.MetricID] = true
+				r.sink.Warn(fmt.Sprintf("%s: %s not compared with the records: the tool counted %d, the records give %d", r.record(), rep.MetricID, rep.N.V, c.N.V))
+			}
+			continue
+		}
+		if d := math.Abs(rep.Value.V - c.Value.V); d > 1e-6*math.Max(math.Abs(rep.Value.V), 1e-12) && d > 1e-12 {
+			r.sink.Warn(fmt.Sprintf("%s: reported %s = %s disagrees with %s recomputed from the request records (relative difference %.2g)",
+				r.record(), rep.NativeName, strconv.FormatFloat(rep.Value.V, 'g', -1, 64), strconv.FormatFloat(c.Value.V, 'g', -1, 64),
+				d/math.Max(math.Abs(rep.Value.V), 1e-12)))
+		}
+	}
+}
