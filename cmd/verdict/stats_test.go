@@ -5,6 +5,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -96,5 +97,36 @@ func TestCompareCommand(t *testing.T) {
 		case f[0] == "tpot" && strings.HasSuffix(l, "~"):
 			t.Errorf("TPOT difference not found: %s", l)
 		}
+	}
+}
+
+func TestExportDataset(t *testing.T) {
+	a, b := demoBundles(t)
+	ds := filepath.Join(t.TempDir(), "history")
+	code, out, errs := runCLI(t, "export", "--dataset", ds, a, b)
+	if code != 0 || strings.Count(out, "1 runs exported (240 requests)") != 2 {
+		t.Fatalf("%d %q %s", code, out, errs)
+	}
+	code, out, _ = runCLI(t, "export", "--dataset", ds, a)
+	if code != 0 || !strings.Contains(out, "0 runs exported (0 requests), 1 already in the dataset") {
+		t.Errorf("re-export: %q", out)
+	}
+	// Commands read a dataset like a bundle: stats over the dataset equal
+	// stats over the two bundles.
+	_, fromBundles, _ := runCLI(t, "stats", "--ci", "0", "--metric", "ttft", a, b)
+	code, fromDataset, errs := runCLI(t, "stats", "--ci", "0", "--metric", "ttft", ds)
+	if code != 0 {
+		t.Fatal(errs)
+	}
+	norm := func(s string) []string {
+		lines := strings.Split(strings.TrimSpace(s), "\n")
+		slices.Sort(lines)
+		return lines
+	}
+	if !slices.Equal(norm(fromBundles), norm(fromDataset)) {
+		t.Errorf("stats differ:\n%s\n---\n%s", fromBundles, fromDataset)
+	}
+	if code, out, _ := runCLI(t, "show", ds); code != 0 || !strings.Contains(out, "platform-b.json") {
+		t.Errorf("show dataset: %d", code)
 	}
 }
