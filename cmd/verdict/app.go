@@ -70,6 +70,7 @@ Examples:
 			schemaCommand(),
 			statsCommand(),
 			compareCommand(),
+			exportCommand(),
 		},
 	}
 }
