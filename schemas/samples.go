@@ -69,7 +69,7 @@ type Sample struct {
 	TempC         Opt[float64] // gpu_temperature
 }
 
-var samplesSchema = arrow.NewSchema([]arrow.Field{
+var samplesSchema = newTable(TableSamples, []arrow.Field{
 	plain("run_id", str, true),
 	plain("source", str, false),
 	plain("host", str, true),
@@ -84,7 +84,7 @@ var samplesSchema = arrow.NewSchema([]arrow.Field{
 	metricField("energy_j", f64, "gpu_energy_counter"),
 	metricField("sm_clock_mhz", f64, "gpu_sm_clock"),
 	metricField("temp_c", f64, "gpu_temperature"),
-}, tableMeta(TableSamples))
+})
 
 // SamplesSchema is the Arrow schema of the samples table.
 func SamplesSchema() *arrow.Schema { return samplesSchema }

@@ -78,6 +78,9 @@ func TestSchemasCarryDefinitions(t *testing.T) {
 		if got, _ := fs[0].Metadata.GetValue(MetaMetric); got != id {
 			t.Errorf("%s: metadata %s = %q, want %q", name, MetaMetric, got, id)
 		}
+		if got, _ := RequestsSchema().Metadata().GetValue(MetaMetric + "." + name); got != id {
+			t.Errorf("%s: schema metadata %s.%s = %q, want %q", name, MetaMetric, name, got, id)
+		}
 	}
 	for _, sc := range []string{TableRuns, TableRequests, TableMetrics} {
 		s, _ := SchemaOf(sc)

@@ -43,9 +43,21 @@ func described(name string, typ arrow.DataType, nullable bool, desc string) arro
 		Metadata: arrow.MetadataFrom(map[string]string{"verdict.description": desc})}
 }
 
-func tableMeta(table string) *arrow.Metadata {
-	md := arrow.MetadataFrom(map[string]string{MetaSchema: strconv.Itoa(SchemaVersion), MetaTable: table})
-	return &md
+// newTable builds a table's schema. Besides the version and table name,
+// its schema-level metadata repeats each metric column's definition ID as
+// "verdict.metric.<column>": Parquet writes schema metadata as plain
+// key/value pairs that every engine can list (DuckDB's
+// parquet_kv_metadata), while field metadata survives only inside the
+// encoded Arrow schema.
+func newTable(table string, fields []arrow.Field) *arrow.Schema {
+	md := map[string]string{MetaSchema: strconv.Itoa(SchemaVersion), MetaTable: table}
+	for _, f := range fields {
+		if id, ok := f.Metadata.GetValue(MetaMetric); ok {
+			md[MetaMetric+"."+f.Name] = id
+		}
+	}
+	meta := arrow.MetadataFrom(md)
+	return arrow.NewSchema(fields, &meta)
 }
 
 var (
@@ -60,7 +72,7 @@ var (
 
 // The schemas are immutable after package initialisation.
 var (
-	runsSchema = arrow.NewSchema([]arrow.Field{
+	runsSchema = newTable(TableRuns, []arrow.Field{
 		plain("run_id", str, false),
 		plain("tool", str, false),
 		plain("tool_version", str, true),
@@ -108,9 +120,9 @@ var (
 		plain("sut_cache_state", str, true),
 		plain("sut_warmup_requests", i64, true),
 		plain("sut_resource_ids", strList, true),
-	}, tableMeta(TableRuns))
+	})
 
-	requestsSchema = arrow.NewSchema([]arrow.Field{
+	requestsSchema = newTable(TableRequests, []arrow.Field{
 		plain("run_id", str, false),
 		described("index", i64, false, "dispatch order within the run"),
 		plain("status", str, false),
@@ -126,9 +138,9 @@ var (
 		metricField("reasoning_tokens", i64, "reasoning_tokens"),
 		metricField("chunk_gaps_s", arrow.ListOf(f64), "itl_chunk"),
 		plain("error", str, true),
-	}, tableMeta(TableRequests))
+	})
 
-	metricsSchema = arrow.NewSchema([]arrow.Field{
+	metricsSchema = newTable(TableMetrics, []arrow.Field{
 		plain("run_id", str, false),
 		described("metric_id", str, false, "metric definition ID; `verdict schema` lists every definition"),
 		described("stat", str, false, "mean, median, std, min, max, p, count, sum or value"),
@@ -140,7 +152,7 @@ var (
 		plain("native_name", str, true),
 		plain("n", i64, true),
 		plain("note", str, true),
-	}, tableMeta(TableMetrics))
+	})
 )
 
 // RunsSchema is the Arrow schema of the runs table.
