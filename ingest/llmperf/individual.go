@@ -1,0 +1,358 @@
+package llmperf
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/verdict-llm/verdict/ingest"
+	"github.com/verdict-llm/verdict/internal/jsonscan"
+	"github.com/verdict-llm/verdict/schemas"
+	"github.com/verdict-llm/verdict/stats"
+)
+
+// The quantiles LLMPerf's summary reports.
+var summaryQuantiles = []float64{25, 50, 75, 90, 95, 99}
+
+// okRow is what a successful request contributes to the recomputation.
+type okRow struct {
+	itl, ttft, e2e, rate float64
+	itlList              []float64 // sagemaker/vertexai clients write the gaps
+	in, out              float64
+	hasITL, hasTTFT      bool
+	hasE2E, hasRate      bool
+	hasIn, hasOut        bool
+}
+
+func readIndividual(ctx context.Context, in *ingest.Input, sc *jsonscan.Scanner, open jsonscan.Token, sink ingest.Sink) error {
+	runID := ingest.RunID("llmperf", in.SHA256, 0)
+	var (
+		rows     []okRow
+		n        int
+		failed   int
+		codes    = map[string]int{}
+		rejected int
+		lists    bool
+	)
+	for {
+		tok, err := sc.Next()
+		if err != nil {
+			return syntaxErr(in.Path, err)
+		}
+		if tok.Kind == jsonscan.EndArray {
+			break
+		}
+		i := n
+		n++
+		if i&0xfff == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+		where := fmt.Sprintf("request %d", i)
+		if tok.Kind != jsonscan.BeginObject {
+			if err := sc.Skip(tok); err != nil {
+				return syntaxErr(in.Path, err)
+			}
+			sink.Reject(schemas.Rejection{Table: schemas.TableRequests, Line: tok.Pos.Line, Column: tok.Pos.Col, Record: where,
+				Reason: "expected a response object, found " + tok.Kind.String()})
+			rejected++
+			continue
+		}
+		ms, err := readObject(sc, in.Path)
+		if err != nil {
+			return err
+		}
+		row, q, rej := parseResponse(runID, i, ms, tok)
+		if rej != nil {
+			rej.Record = where
+			sink.Reject(*rej)
+			rejected++
+			continue
+		}
+		if q.Status == schemas.StatusError {
+			failed++
+			codes[codeOf(ms)]++
+		} else {
+			rows = append(rows, row)
+			if row.itlList != nil {
+				lists = true
+			}
+		}
+		if err := sink.Request(&q); err != nil {
+			return err
+		}
+	}
+	e := individualEra(rows, lists)
+	version := "LLMPerf (individual responses), " + e.desc
+	run := schemas.Run{
+		ID: runID, Tool: "llmperf", ToolVersion: version, Format: "llmperf-individual",
+		SourcePath: in.Path, SourceSHA256: in.SHA256, Tokenizer: tokenizer, TokenSource: tokenSource,
+		Scenario: schemas.ScenarioConcurrency, Arrival: schemas.ArrivalClosedLoop, Streaming: schemas.Some(true),
+		NumPrompts: schemas.Some(int64(n)), Completed: schemas.Some(int64(len(rows))), Failed: schemas.Some(int64(failed)),
+		Labels: map[string]string{"result_name": resultName(in.Path)}, Flags: slices.Clone(e.flags),
+	}
+	if len(codes) > 0 {
+		keys := make([]string, 0, len(codes))
+		for k := range codes {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		parts := make([]string, len(keys))
+		for j, k := range keys {
+			parts[j] = fmt.Sprintf("%s: %d", k, codes[k])
+		}
+		run.Labels["error_codes"] = strings.Join(parts, ", ")
+	}
+	if rejected > 0 {
+		run.Flags = append(run.Flags, "rows_rejected")
+		sink.Warn(fmt.Sprintf("%d of %d responses were rejected; the recomputed statistics cover the %d ingested ones", rejected, n, n-rejected))
+	}
+	if n == 0 {
+		run.Flags = append(run.Flags, "no_responses")
+	}
+	slices.Sort(run.Flags)
+	if err := sink.Run(&run); err != nil {
+		return err
+	}
+	if err := emitComputed(run.ID, e, rows, sink); err != nil {
+		return err
+	}
+	sink.Describe("llmperf-individual", "llmperf", version)
+	return nil
+}
+
+// codeOf renders an error code as LLMPerf's summary counts it.
+func codeOf(ms []member) string {
+	for _, m := range ms {
+		if m.key == "error_code" {
+			return m.text
+		}
+	}
+	return "?"
+}
+
+// parseResponse turns one response object into a request row, or a
+// rejection of the first bad field.
+func parseResponse(runID string, i int, ms []member, open jsonscan.Token) (okRow, schemas.Request, *schemas.Rejection) {
+	q := schemas.Request{RunID: runID, Index: int64(i), Phase: schemas.PhaseProfiling, Status: schemas.StatusOK}
+	var row okRow
+	bad := func(m member, reason string) *schemas.Rejection {
+		return &schemas.Rejection{Table: schemas.TableRequests, Line: m.pos.Line, Column: m.pos.Col, Field: m.key, Reason: reason}
+	}
+	seen := map[string]member{}
+	for _, m := range ms {
+		seen[m.key] = m
+	}
+	if _, ok := seen["end_to_end_latency_s"]; !ok {
+		if _, ok := seen["ttft_s"]; !ok {
+			return row, q, &schemas.Rejection{Table: schemas.TableRequests, Line: open.Pos.Line, Column: open.Pos.Col,
+				Reason: "not an LLMPerf response: no ttft_s or end_to_end_latency_s"}
+		}
+	}
+	errMsg := ""
+	if m, ok := seen["error_msg"]; ok && m.kind == jsonscan.String {
+		errMsg = m.text
+	}
+	if m, ok := seen["error_code"]; ok && m.kind != jsonscan.Null {
+		if m.kind != jsonscan.Number && m.kind != jsonscan.String {
+			return row, q, bad(m, "expected an error code or null, found "+m.kind.String())
+		}
+		q.Status = schemas.StatusError
+		q.Error = errMsg
+		if q.Error == "" {
+			q.Error = "error code " + m.text
+		}
+	}
+	// value reads a non-negative number; NaN (pandas) and null are missing.
+	value := func(key string) (float64, bool, *schemas.Rejection) {
+		m, ok := seen[key]
+		if !ok || m.kind == jsonscan.Null {
+			return 0, false, nil
+		}
+		f, why, ok := num(m)
+		switch {
+		case !ok:
+			return 0, false, bad(m, why)
+		case math.IsNaN(f):
+			return 0, false, nil
+		case math.IsInf(f, 0) || f < 0:
+			return 0, false, bad(m, "expected a finite non-negative number, found "+m.text)
+		}
+		return f, true, nil
+	}
+	integer := func(key string) (float64, bool, *schemas.Rejection) {
+		f, ok, rej := value(key)
+		if rej == nil && ok && (f != math.Trunc(f) || f > 1<<53) {
+			return 0, false, bad(seen[key], "expected a whole token count, found "+seen[key].text)
+		}
+		return f, ok, rej
+	}
+	var rej *schemas.Rejection
+	if row.ttft, row.hasTTFT, rej = value("ttft_s"); rej != nil {
+		return row, q, rej
+	}
+	if row.e2e, row.hasE2E, rej = value("end_to_end_latency_s"); rej != nil {
+		return row, q, rej
+	}
+	if row.rate, row.hasRate, rej = value("request_output_throughput_token_per_s"); rej != nil {
+		return row, q, rej
+	}
+	if m, ok := seen["inter_token_latency_s"]; ok && m.kind == jsonscan.BeginArray {
+		if m.listBad {
+			return row, q, bad(m, "expected a list of numbers")
+		}
+		for _, g := range m.list {
+			if math.IsNaN(g) || math.IsInf(g, 0) || g < 0 {
+				return row, q, bad(m, "chunk gap must be finite and non-negative, found "+strconv.FormatFloat(g, 'g', -1, 64))
+			}
+		}
+		row.itlList = slices.Clone(m.list)
+		if row.itlList == nil {
+			row.itlList = []float64{}
+		}
+	} else if row.itl, row.hasITL, rej = value("inter_token_latency_s"); rej != nil {
+		return row, q, rej
+	}
+	if row.in, row.hasIn, rej = integer("number_input_tokens"); rej != nil {
+		return row, q, rej
+	}
+	if row.out, row.hasOut, rej = integer("number_output_tokens"); rej != nil {
+		return row, q, rej
+	}
+	if _, _, rej = integer("number_total_tokens"); rej != nil {
+		return row, q, rej
+	}
+	if row.hasIn {
+		q.InputTokens = schemas.Some(int64(row.in))
+	}
+	if q.Status == schemas.StatusError {
+		// LLMPerf writes zeros for a failed request's latencies and one
+		// output token (the tokenizer's BOS on an empty text): no data.
+		return row, q, nil
+	}
+	if row.hasTTFT {
+		q.TTFTS = schemas.Some(row.ttft)
+	}
+	if row.hasE2E {
+		q.E2ES = schemas.Some(row.e2e)
+	}
+	if row.hasOut {
+		q.OutputTokens = schemas.Some(int64(row.out))
+	}
+	if row.itlList != nil {
+		q.ChunkGapsS = row.itlList
+	}
+	return row, q, nil
+}
+
+// individualEra infers the code's era from the responses themselves. A
+// per-request rate that counts tokens times the latency gives the token
+// count back; one that counts chunks (before 2024-04-07) does not. That
+// code divided the ITL by tokenizer tokens. After it, the ITL divisor was
+// tokens until 2024-12-08 and chunks since; the data cannot tell these
+// apart when chunks carry one token each, and the current code is assumed.
+func individualEra(rows []okRow, lists bool) era {
+	var ratios []float64
+	for _, r := range rows {
+		if r.hasRate && r.hasE2E && r.hasOut && r.out > 0 && r.e2e > 0 {
+			ratios = append(ratios, r.rate*r.e2e/r.out)
+		}
+	}
+	e := era{itlID: "tpot_incl_ttft_per_chunk", rateID: "e2e_output_token_rate"}
+	if lists {
+		e.itlID = "itl_chunk"
+		e.flags = append(e.flags, "itl_lists_pooled")
+	}
+	if len(ratios) == 0 {
+		e.flags = append(e.flags, "llmperf_code_date_unknown")
+		e.desc = "code date unknown (no successful response); current main assumed"
+		return e
+	}
+	slices.Sort(ratios)
+	med := stats.Quantile(ratios, 0.5, stats.Linear)
+	if math.Abs(med-1) <= 0.02 {
+		e.flags = append(e.flags, "itl_per_chunk_assumed")
+		e.desc = "rates count tokens: code of 2024-04-07 or later (ITL over chunks assumed, as since 2024-12-08)"
+		return e
+	}
+	if !lists {
+		e.itlID = "tpot_incl_ttft"
+	}
+	e.rateID = "request_output_chunk_rate"
+	e.flags = append(e.flags, "request_output_throughput_counts_chunks")
+	e.desc = fmt.Sprintf("rates count chunks (median rate x latency / tokens = %.3g): code before 2024-04-07, ITL over tokenizer tokens", med)
+	return e
+}
+
+// emitComputed recomputes the summary's statistics the way
+// token_benchmark_ray.py does: over successful requests, NaNs dropped,
+// pandas quantiles (linear), mean, min, max and std with ddof 1.
+func emitComputed(runID string, e era, rows []okRow, sink ingest.Sink) error {
+	cols := []struct {
+		id   string
+		vals func(okRow) ([]float64, bool)
+	}{
+		{e.itlID, func(r okRow) ([]float64, bool) {
+			if r.itlList != nil {
+				return r.itlList, true
+			}
+			return []float64{r.itl}, r.hasITL
+		}},
+		{"ttft", func(r okRow) ([]float64, bool) { return []float64{r.ttft}, r.hasTTFT }},
+		{"e2e", func(r okRow) ([]float64, bool) { return []float64{r.e2e}, r.hasE2E }},
+		{e.rateID, func(r okRow) ([]float64, bool) { return []float64{r.rate}, r.hasRate }},
+		{"input_tokens", func(r okRow) ([]float64, bool) { return []float64{r.in}, r.hasIn }},
+		{"output_tokens", func(r okRow) ([]float64, bool) { return []float64{r.out}, r.hasOut }},
+	}
+	for _, c := range cols {
+		var xs []float64
+		for _, r := range rows {
+			if v, ok := c.vals(r); ok {
+				xs = append(xs, v...)
+			}
+		}
+		if len(xs) == 0 {
+			continue
+		}
+		mean := stats.Mean(xs) // file order, as pandas sums
+		sorted := slices.Clone(xs)
+		slices.Sort(sorted)
+		base := schemas.Metric{RunID: runID, MetricID: c.id, Unit: schemas.MustLookup(c.id).Unit, Source: schemas.SourceComputed,
+			N: schemas.Some(int64(len(xs)))}
+		add := func(stat, method string, pct schemas.Opt[float64], v float64, note string) error {
+			m := base
+			m.Stat, m.Method, m.Percentile, m.Value, m.Note = stat, method, pct, schemas.Some(v), note
+			if math.IsNaN(v) {
+				m.Value = schemas.Opt[float64]{}
+			}
+			return sink.Metric(&m)
+		}
+		for _, p := range summaryQuantiles {
+			if err := add(schemas.StatP, string(stats.Linear), schemas.Some(p), stats.Quantile(sorted, p/100, stats.Linear), ""); err != nil {
+				return err
+			}
+		}
+		if err := add(schemas.StatMean, "arithmetic", schemas.Opt[float64]{}, mean, ""); err != nil {
+			return err
+		}
+		if err := add(schemas.StatMin, "", schemas.Opt[float64]{}, sorted[0], ""); err != nil {
+			return err
+		}
+		if err := add(schemas.StatMax, "", schemas.Opt[float64]{}, sorted[len(sorted)-1], ""); err != nil {
+			return err
+		}
+		std, note := math.NaN(), "one value: the sample std is undefined"
+		if len(xs) > 1 {
+			std, note = stats.StdDev(xs, 1), ""
+		}
+		if err := add(schemas.StatStd, "sample", schemas.Opt[float64]{}, std, note); err != nil {
+			return err
+		}
+	}
+	return nil
+}

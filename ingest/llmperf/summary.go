@@ -1,0 +1,326 @@
+package llmperf
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/verdict-llm/verdict/ingest"
+	"github.com/verdict-llm/verdict/internal/jsonscan"
+	"github.com/verdict-llm/verdict/schemas"
+	"github.com/verdict-llm/verdict/stats"
+)
+
+// Code dates that changed what a number means (see the package doc).
+var (
+	dayChunkRate   = time.Date(2024, 4, 7, 0, 0, 0, 0, time.UTC)  // afd137a: per-request rate counts tokens from here
+	dayITLPerChunk = time.Date(2024, 12, 8, 0, 0, 0, 0, time.UTC) // f1d6bed: ITL divided by chunks from here
+)
+
+// Per-request fields, with the summary's metric name.
+const (
+	fITL  = "inter_token_latency_s"
+	fTTFT = "ttft_s"
+	fE2E  = "end_to_end_latency_s"
+	fRate = "request_output_throughput_token_per_s"
+	fIn   = "number_input_tokens"
+	fOut  = "number_output_tokens"
+)
+
+// An era is what the code that wrote a file computed.
+type era struct {
+	itlID, rateID string
+	flags         []string
+	desc          string
+}
+
+// summaryEra dates a summary's code by its run timestamp.
+func summaryEra(ts schemas.Opt[float64]) era {
+	if !ts.OK {
+		return era{itlID: "tpot_incl_ttft_per_chunk", rateID: "e2e_output_token_rate",
+			flags: []string{"llmperf_code_date_unknown"}, desc: "code date unknown; current main assumed"}
+	}
+	day := time.Unix(int64(ts.V), 0).UTC()
+	e := era{itlID: "tpot_incl_ttft", rateID: "e2e_output_token_rate"}
+	if day.Before(dayChunkRate) {
+		e.rateID = "request_output_chunk_rate"
+		e.flags = append(e.flags, "request_output_throughput_counts_chunks")
+	}
+	if !day.Before(dayITLPerChunk) {
+		e.itlID = "tpot_incl_ttft_per_chunk"
+		e.flags = append(e.flags, "itl_per_chunk_assumed")
+	}
+	e.desc = "run of " + day.Format("2006-01-02")
+	switch {
+	case day.Before(dayChunkRate):
+		e.desc += ": code before 2024-04-07 (ITL over tokenizer tokens, per-request rate over chunks)"
+	case day.Before(dayITLPerChunk):
+		e.desc += ": code before 2024-12-08 (ITL over tokenizer tokens)"
+	default:
+		e.desc += ": code of 2024-12-08 or later assumed (ITL over chunks)"
+	}
+	return e
+}
+
+var reStat = regexp.MustCompile(`^results_(inter_token_latency_s|ttft_s|end_to_end_latency_s|request_output_throughput_token_per_s|number_input_tokens|number_output_tokens)_(quantiles_p(\d+(?:\.\d+)?)|mean|min|max|stddev)$`)
+
+// idOf maps a per-request field to its definition in an era.
+func (e era) idOf(field string) string {
+	switch field {
+	case fITL:
+		return e.itlID
+	case fTTFT:
+		return "ttft"
+	case fE2E:
+		return "e2e"
+	case fRate:
+		return e.rateID
+	case fIn:
+		return "input_tokens"
+	case fOut:
+		return "output_tokens"
+	}
+	return ""
+}
+
+// scale converts a field's unit to its definition's: LLMPerf writes
+// seconds and tokens already.
+func num(m member) (float64, string, bool) {
+	switch m.kind {
+	case jsonscan.Number:
+		f, err := jsonscan.Float([]byte(m.text))
+		if err != nil {
+			return 0, "bad number " + m.text, false
+		}
+		return f, "", true
+	case jsonscan.String:
+		// numpy integers written with json.dump(default=str), e.g. "550"
+		f, err := strconv.ParseFloat(strings.TrimSpace(m.text), 64)
+		if err != nil {
+			return 0, fmt.Sprintf("expected a number, found the string %q", truncate(m.text)), false
+		}
+		return f, "", true
+	}
+	return 0, "expected a number, found " + m.kind.String(), false
+}
+
+func truncate(s string) string {
+	if len(s) > 60 {
+		return s[:60] + "..."
+	}
+	return s
+}
+
+func readSummary(ctx context.Context, in *ingest.Input, sc *jsonscan.Scanner, open jsonscan.Token, sink ingest.Sink) error {
+	ms, err := readObject(sc, in.Path)
+	if err != nil {
+		return err
+	}
+	get := func(k string) (member, bool) {
+		for i := len(ms) - 1; i >= 0; i-- {
+			if ms[i].key == k {
+				return ms[i], true
+			}
+		}
+		return member{}, false
+	}
+	for _, k := range []string{"num_mismatched_requests", "mismatch_rate"} {
+		if m, ok := get(k); ok {
+			return &ingest.Error{File: in.Path, Line: m.pos.Line, Column: m.pos.Col, Field: k,
+				Err: fmt.Errorf("an LLMPerf correctness summary (llm_correctness.py), not a benchmark result")}
+		}
+	}
+	statKeys := 0
+	for _, m := range ms {
+		if reStat.MatchString(m.key) {
+			statKeys++
+		}
+	}
+	if statKeys == 0 {
+		return &ingest.Error{File: in.Path, Line: open.Pos.Line, Column: open.Pos.Col,
+			Err: fmt.Errorf("not an LLMPerf summary: no results_<metric>_<stat> keys")}
+	}
+	var ts schemas.Opt[float64]
+	if m, ok := get("timestamp"); ok {
+		if f, _, ok := num(m); ok && f > 0 && !math.IsInf(f, 0) {
+			ts = schemas.Some(f)
+		}
+	}
+	e := summaryEra(ts)
+	version := "LLMPerf"
+	if m, ok := get("version"); ok && m.text != "" {
+		version += " (results format " + m.text + ")"
+	}
+	version += ", " + e.desc
+	run := schemas.Run{
+		ID: ingest.RunID("llmperf", in.SHA256, 0), Tool: "llmperf", ToolVersion: version, Format: "llmperf-summary",
+		SourcePath: in.Path, SourceSHA256: in.SHA256, Tokenizer: tokenizer, TokenSource: tokenSource,
+		Scenario: schemas.ScenarioConcurrency, Arrival: schemas.ArrivalClosedLoop, Streaming: schemas.Some(true),
+		Labels: map[string]string{"result_name": resultName(in.Path)}, Flags: slices.Clone(e.flags),
+	}
+	if ts.OK {
+		t := time.Unix(int64(ts.V), 0).UTC()
+		run.ToolDate = t.Format(time.RFC3339)
+	}
+	reject := func(m member, reason string) {
+		sink.Reject(schemas.Rejection{Table: schemas.TableMetrics, Line: m.pos.Line, Column: m.pos.Col, Field: m.key, Reason: reason})
+	}
+	count := func(k string) schemas.Opt[int64] {
+		m, ok := get(k)
+		if !ok {
+			return schemas.Opt[int64]{}
+		}
+		f, _, ok := num(m)
+		if !ok || f < 0 || f != math.Trunc(f) || math.IsInf(f, 0) {
+			return schemas.Opt[int64]{}
+		}
+		return schemas.Some(int64(f))
+	}
+	run.NumPrompts = count("results_num_requests_started")
+	run.Completed = count("results_num_completed_requests")
+	run.Failed = count("results_number_errors")
+	if c := count("num_concurrent_requests"); c.OK && c.V > 0 {
+		run.MaxConcurrency = c
+		if c.V == 1 {
+			run.Scenario = schemas.ScenarioSingleStream
+		}
+	}
+	if m, ok := get("model"); ok {
+		run.Model = m.text
+	}
+	noData := run.Completed.OK && run.Completed.V == 0
+	if noData {
+		run.Flags = append(run.Flags, "no_successful_requests")
+	}
+
+	base := schemas.Metric{RunID: run.ID, Source: schemas.SourceReported}
+	var metrics []schemas.Metric
+	used := map[string]bool{}
+	for _, m := range ms {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		g := reStat.FindStringSubmatch(m.key)
+		if g == nil {
+			continue
+		}
+		used[m.key] = true
+		id := e.idOf(g[1])
+		row := base
+		row.MetricID, row.Unit, row.NativeName = id, schemas.MustLookup(id).Unit, m.key
+		switch {
+		case g[3] != "":
+			p, _ := strconv.ParseFloat(g[3], 64)
+			row.Stat, row.Percentile, row.Method = schemas.StatP, schemas.Some(p), string(stats.Linear)
+		case g[2] == "mean":
+			row.Stat, row.Method = schemas.StatMean, "arithmetic"
+		case g[2] == "stddev":
+			row.Stat, row.Method = schemas.StatStd, "sample"
+		case g[2] == "min":
+			row.Stat = schemas.StatMin
+		case g[2] == "max":
+			row.Stat = schemas.StatMax
+		}
+		if m.kind == jsonscan.Null {
+			row.Note = "the tool wrote null (no data)"
+			metrics = append(metrics, row)
+			continue
+		}
+		f, why, ok := num(m)
+		switch {
+		case !ok:
+			reject(m, why)
+			continue
+		case math.IsNaN(f):
+			row.Note = "the tool wrote NaN (no data, or a single request for the std)"
+		case math.IsInf(f, 0) || f < 0:
+			reject(m, "expected a finite non-negative number, found "+m.text)
+			continue
+		case noData:
+			row.Note = "no successful requests"
+		default:
+			row.Value = schemas.Some(f)
+			if m.kind == jsonscan.String {
+				row.Note = "written as a string"
+			}
+		}
+		metrics = append(metrics, row)
+	}
+	for _, k := range []struct{ key, id string }{
+		{"results_mean_output_throughput_token_per_s", "output_token_throughput"},
+		{"results_num_completed_requests_per_min", "request_throughput"},
+		{"results_error_rate", "error_rate"},
+	} {
+		m, ok := get(k.key)
+		if !ok {
+			continue
+		}
+		used[k.key] = true
+		row := base
+		row.MetricID, row.Stat, row.Unit, row.NativeName = k.id, schemas.StatValue, schemas.MustLookup(k.id).Unit, k.key
+		f, why, ok := num(m)
+		switch {
+		case m.kind == jsonscan.Null:
+			row.Note = "the tool wrote null"
+		case !ok:
+			reject(m, why)
+			continue
+		case math.IsNaN(f):
+			row.Note = "the tool wrote NaN"
+		case math.IsInf(f, 0) || f < 0:
+			reject(m, "expected a finite non-negative number, found "+m.text)
+			continue
+		case k.id == "request_throughput":
+			row.Value = schemas.Some(f / 60)
+			row.Note = "requests per minute / 60"
+		case k.id == "error_rate" && f > 1:
+			reject(m, "an error rate above 1")
+			continue
+		default:
+			row.Value = schemas.Some(f)
+		}
+		metrics = append(metrics, row)
+	}
+
+	// Everything else is a label: the run's settings, the error codes,
+	// --metadata keys.
+	known := map[string]bool{"version": true, "timestamp": true, "model": true, "results_num_requests_started": true,
+		"results_num_completed_requests": true, "results_number_errors": true}
+	for _, m := range ms {
+		if used[m.key] || known[m.key] {
+			continue
+		}
+		switch m.kind {
+		case jsonscan.BeginArray:
+			run.Labels[m.key] = fmt.Sprintf("[array of %d]", len(m.list))
+		case jsonscan.BeginObject:
+			run.Labels[m.key] = "{object}"
+		case jsonscan.Null:
+		default:
+			run.Labels[m.key] = m.text
+		}
+		if strings.HasPrefix(m.key, "results_") && m.key != "results_error_code_frequency" {
+			sink.Warn(fmt.Sprintf("unknown key %q kept as a label", m.key))
+		}
+	}
+	slices.Sort(run.Flags)
+	if err := sink.Run(&run); err != nil {
+		return err
+	}
+	for _, m := range metrics {
+		if m.MetricID == "input_tokens" || m.MetricID == "output_tokens" || m.MetricID == "ttft" || m.MetricID == "e2e" ||
+			m.MetricID == e.itlID || m.MetricID == e.rateID {
+			m.N = run.Completed
+		}
+		if err := sink.Metric(&m); err != nil {
+			return err
+		}
+	}
+	sink.Describe("llmperf-summary", "llmperf", version)
+	return nil
+}
