@@ -4,6 +4,8 @@ package all
 
 import (
 	"github.com/verdict-llm/verdict/ingest"
+	"github.com/verdict-llm/verdict/ingest/aiperf"
+	"github.com/verdict-llm/verdict/ingest/genaiperf"
 	"github.com/verdict-llm/verdict/ingest/vllm"
 )
 
@@ -11,5 +13,7 @@ import (
 func Formats() []ingest.Format {
 	return []ingest.Format{
 		vllm.Format{},
+		genaiperf.Format{},
+		aiperf.Format{},
 	}
 }

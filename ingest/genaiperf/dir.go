@@ -241,17 +241,17 @@ func (rs *runState) inputsFile(path string, sink ingest.Sink) {
 		return
 	}
 	data := root.Get("data")
-	if data == nil || len(data.Elems) == 0 {
+	if data == nil || len(data.Items()) == 0 {
 		return
 	}
-	first := data.Elems[0]
+	first := data.Items()[0]
 	body := first
-	if p := first.Get("payload"); p != nil && len(p.Elems) > 0 {
-		body = p.Elems[0]
+	if p := first.Get("payload"); p != nil && len(p.Items()) > 0 {
+		body = p.Items()[0]
 	}
 	st := body.Get("stream")
-	if st != nil && len(st.Elems) == 1 {
-		st = st.Elems[0]
+	if st != nil && len(st.Items()) == 1 {
+		st = st.Items()[0]
 	}
 	b, ok := st.Bool()
 	if !ok && body.IsObject() && (body.Has("messages") || body.Has("prompt")) {
@@ -269,8 +269,8 @@ func (rs *runState) inputsFile(path string, sink ingest.Sink) {
 	}
 	for _, k := range []string{"max_tokens", "max_completion_tokens"} {
 		v := body.Get(k)
-		if v != nil && len(v.Elems) == 1 {
-			v = v.Elems[0]
+		if v != nil && len(v.Items()) == 1 {
+			v = v.Items()[0]
 		}
 		if t, ok := v.Scalar(); ok && t != "" {
 			rs.label("max_tokens", t)

@@ -546,7 +546,7 @@ func tokText(t jsonscan.Token) string {
 // (stream, model, max_tokens), for Triton the tensors.
 func (e *rawExp) inputs(n *jtree.Node) {
 	e.inputKinds = map[string]bool{}
-	for _, m := range n.Members {
+	for _, m := range n.Fields() {
 		e.inputKinds[m.Key] = true
 	}
 	body := n
@@ -556,8 +556,8 @@ func (e *rawExp) inputs(n *jtree.Node) {
 		}
 	}
 	st := body.Get("stream")
-	if st != nil && st.Kind == jsonscan.BeginArray && len(st.Elems) == 1 {
-		st = st.Elems[0]
+	if st != nil && st.Kind == jsonscan.BeginArray && len(st.Items()) == 1 {
+		st = st.Items()[0]
 	}
 	if b, ok := st.Bool(); ok {
 		e.stream = schemas.Some(b)
@@ -565,8 +565,8 @@ func (e *rawExp) inputs(n *jtree.Node) {
 	e.model, _ = body.Get("model").Str()
 	for _, k := range []string{"max_tokens", "max_completion_tokens"} {
 		v := body.Get(k)
-		if v != nil && v.Kind == jsonscan.BeginArray && len(v.Elems) == 1 {
-			v = v.Elems[0]
+		if v != nil && v.Kind == jsonscan.BeginArray && len(v.Items()) == 1 {
+			v = v.Items()[0]
 		}
 		if s, ok := v.Scalar(); ok && s != "" {
 			e.maxTokens = s
@@ -595,7 +595,7 @@ func (e *rawExp) classify(n *jtree.Node) respInfo {
 		return o
 	}
 	if ids := n.Get("output_ids"); ids != nil && ids.Kind == jsonscan.BeginArray {
-		o.ids = int64(len(ids.Elems))
+		o.ids = int64(len(ids.Items()))
 		o.answer = o.ids > 0
 		if o.ids > 0 {
 			e.ids++
@@ -646,8 +646,8 @@ func applyEvent(n *jtree.Node, o *respInfo) {
 			o.err = "error event"
 		}
 	}
-	if ch := n.Get("choices"); ch != nil && len(ch.Elems) > 0 {
-		c := ch.Elems[0]
+	if ch := n.Get("choices"); ch != nil && len(ch.Items()) > 0 {
+		c := ch.Items()[0]
 		for _, part := range []*jtree.Node{c.Get("delta"), c.Get("message")} {
 			if s, _ := part.Get("content").Str(); s != "" {
 				o.answer = true

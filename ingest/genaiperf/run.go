@@ -153,8 +153,8 @@ func (rs *runState) config(cfg *jtree.Node, sink ingest.Sink) {
 	if cfg.Has("perf_analyzer") || cfg.Has("model_names") || cfg.Path("endpoint").IsObject() {
 		// Nested configuration (PR #308, 2025-03).
 		rs.vs.since("0.0.12")
-		if names := cfg.Get("model_names"); names != nil && len(names.Elems) > 0 {
-			run.Model = str(names.Elems[0])
+		if names := cfg.Get("model_names"); names != nil && len(names.Items()) > 0 {
+			run.Model = str(names.Items()[0])
 		}
 		ep := cfg.Get("endpoint")
 		run.Backend = joinNonEmpty("-", str(ep.Get("service_kind")), firstNonEmpty(str(ep.Get("backend")), str(ep.Get("type"))))
@@ -203,8 +203,8 @@ func (rs *runState) config(cfg *jtree.Node, sink ingest.Sink) {
 		if cfg.Has("num_prompts") {
 			rs.vs.until("0.0.8")
 		}
-		if names := cfg.Get("model"); names != nil && len(names.Elems) > 0 {
-			run.Model = str(names.Elems[0])
+		if names := cfg.Get("model"); names != nil && len(names.Items()) > 0 {
+			run.Model = str(names.Items()[0])
 		}
 		if run.Model == "" {
 			run.Model = str(cfg.Get("formatted_model_name"))
@@ -266,8 +266,8 @@ func render(n *jtree.Node) string {
 		return ""
 	}
 	if n.IsObject() {
-		parts := make([]string, 0, len(n.Members))
-		for _, m := range n.Members {
+		parts := make([]string, 0, len(n.Fields()))
+		for _, m := range n.Fields() {
 			parts = append(parts, m.Key+"="+render(m.Val))
 		}
 		if len(parts) == 0 {
@@ -278,8 +278,8 @@ func render(n *jtree.Node) string {
 	if s, ok := n.Scalar(); ok {
 		return s
 	}
-	parts := make([]string, 0, len(n.Elems))
-	for _, e := range n.Elems {
+	parts := make([]string, 0, len(n.Items()))
+	for _, e := range n.Items() {
 		parts = append(parts, render(e))
 	}
 	return "[" + strings.Join(parts, ", ") + "]"

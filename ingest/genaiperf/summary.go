@@ -160,19 +160,19 @@ func summaryFrom(in *ingest.Input, root *jtree.Node, sink ingest.Sink) (*summary
 	}
 	if t := root.Get("telemetry_stats"); t.IsObject() {
 		gpus := map[string]bool{}
-		for _, m := range t.Members {
-			for _, g := range m.Val.Members {
+		for _, m := range t.Fields() {
+			for _, g := range m.Val.Fields() {
 				if g.Val.IsObject() {
 					gpus[g.Key] = true
 				}
 			}
 		}
 		sink.Warn(fmt.Sprintf("%s: telemetry_stats (summaries of %d GPU metrics on %d GPUs over the whole perf_analyzer run) are not ingested: the samples table holds per-sample readings, which GenAI-Perf does not export",
-			in.Path, len(t.Members), len(gpus)))
+			in.Path, len(t.Fields()), len(gpus)))
 	}
 	s := &summary{main: rs}
 	if sess := root.Get("sessions"); sess.IsObject() {
-		for i, m := range sess.Members {
+		for i, m := range sess.Fields() {
 			sr := newRunState(in, 1+i, kindSummary)
 			sr.record = "session " + m.Key
 			base := rs.run
@@ -245,10 +245,10 @@ func (rs *runState) inferStreaming(root *jtree.Node) {
 }
 
 func sameBlock(a, b *jtree.Node) bool {
-	if len(a.Members) != len(b.Members) {
+	if len(a.Fields()) != len(b.Fields()) {
 		return false
 	}
-	for _, m := range a.Members {
+	for _, m := range a.Fields() {
 		o := b.Get(m.Key)
 		if o == nil || o.Kind != m.Val.Kind || o.Text != m.Val.Text {
 			return false
@@ -261,7 +261,7 @@ func sameBlock(a, b *jtree.Node) bool {
 func (rs *runState) blocks(path string, root *jtree.Node, sink ingest.Sink) error {
 	notStreamed := rs.run.Streaming.OK && !rs.run.Streaming.V
 	seen := map[string]bool{}
-	for _, m := range root.Members {
+	for _, m := range root.Fields() {
 		if seen[m.Key] {
 			continue
 		}

@@ -291,3 +291,20 @@ func (n *Node) Scalar() (string, bool) {
 	}
 	return "", false
 }
+
+// Items returns an array's elements (nil for anything else, nil included).
+func (n *Node) Items() []*Node {
+	if n == nil || n.Kind != jsonscan.BeginArray {
+		return nil
+	}
+	return n.Elems
+}
+
+// Fields returns an object's members (nil for anything else, nil
+// included).
+func (n *Node) Fields() []Member {
+	if n == nil || n.Kind != jsonscan.BeginObject {
+		return nil
+	}
+	return n.Members
+}
