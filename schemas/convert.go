@@ -486,6 +486,9 @@ func (d *RequestDecoder) Row(i int) *Request {
 	}
 	if d.gaps != nil && d.vals != nil && !d.gaps.IsNull(i) {
 		lo, hi := d.gaps.ValueOffsets(i)
+		if d.buf == nil {
+			d.buf = make([]float64, 0, 16) // an empty list (one chunk) must not decode as nil (unknown)
+		}
 		d.buf = append(d.buf[:0], d.vals.Float64Values()[lo:hi]...)
 		r.ChunkGapsS = d.buf
 	}
