@@ -6,6 +6,10 @@ import (
 	"github.com/verdict-llm/verdict/ingest"
 	"github.com/verdict-llm/verdict/ingest/aiperf"
 	"github.com/verdict-llm/verdict/ingest/genaiperf"
+	"github.com/verdict-llm/verdict/ingest/guidellm"
+	"github.com/verdict-llm/verdict/ingest/llmperf"
+	"github.com/verdict-llm/verdict/ingest/locust"
+	"github.com/verdict-llm/verdict/ingest/mlperf"
 	"github.com/verdict-llm/verdict/ingest/vllm"
 )
 
@@ -15,5 +19,6 @@ func Formats() []ingest.Format {
 		vllm.Format{},
 		genaiperf.Format{},
 		aiperf.Format{},
+		mlperf.Format{}, guidellm.Format{}, llmperf.Format{}, locust.Format{},
 	}
 }
