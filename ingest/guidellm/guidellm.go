@@ -68,7 +68,9 @@ func (Format) Detect(name string, head []byte) int {
 		}
 		switch {
 		case has(`"generative_benchmark"`), has(`"guidellm_version"`):
-			return 90
+			// Both strings are GuideLLM's own; score above the 90 that
+			// broader detectors give to any JSON with similar metric names.
+			return 98
 		case has(`"mode"`) && has(`"results"`) && has(`"first_token_time"`):
 			return 85
 		}
@@ -84,7 +86,7 @@ func (Format) Detect(name string, head []byte) int {
 	}
 	switch {
 	case has("type_: generative_benchmark"), has("guidellm_version:"):
-		return 90
+		return 98
 	case has("\nbenchmarks:") || bytes.HasPrefix(t, []byte("benchmarks:")):
 		if has("mode:") && has("results:") && has("first_token_time:") {
 			return 85
