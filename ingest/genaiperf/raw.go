@@ -708,8 +708,13 @@ func (r *rawReader) closeExperiment(e *rawExp) error {
 		if e.maxTokens != "" {
 			rs.label("max_tokens", e.maxTokens)
 		}
-	} else if run.Completed.OK && run.Completed.V != e.content {
-		r.sink.Warn(fmt.Sprintf("%s: request_count is %d, the raw export has %d requests with content", run.SourcePath, run.Completed.V, e.content))
+	} else {
+		if run.Completed.OK && run.Completed.V != e.content {
+			r.sink.Warn(fmt.Sprintf("%s: request_count is %d, the raw export has %d requests with content", run.SourcePath, run.Completed.V, e.content))
+		}
+		if !run.Failed.OK {
+			run.Failed = schemas.Some(e.failed)
+		}
 	}
 	if !run.Streaming.OK {
 		switch {
@@ -742,6 +747,7 @@ func (r *rawReader) closeExperiment(e *rawExp) error {
 			r.sink.Warn(fmt.Sprintf("%s: duration derived from the summary (%g s) differs from the raw export's span (%g s)", run.SourcePath, run.DurationS.V, dur))
 		}
 		run.DurationS = schemas.Some(dur)
+		rs.run.Flags = slices.DeleteFunc(rs.run.Flags, func(f string) bool { return f == "duration_derived" })
 	}
 	if e.rejected > 0 {
 		r.sink.Warn(fmt.Sprintf("%s: experiment %d: %d of %d requests were rejected; recomputed statistics cover the rest", r.in.Path, e.index, e.rejected, e.all))
@@ -851,8 +857,8 @@ func (r *rawReader) finish() error {
 		if run.Backend == "" {
 			run.Backend = r.kind
 		}
-		if run.Endpoint == "" {
-			run.Endpoint = r.endp
+		if r.endp != "" && !strings.Contains(run.Endpoint, "/") {
+			run.Endpoint = r.endp // the URL path is more precise than the endpoint type
 		}
 		if r.base != e.rs {
 			run.ToolVersion = r.version()

@@ -110,7 +110,7 @@ func Emit(sink ingest.Sink, b *Node, s Spec, emit func(*schemas.Metric) error) (
 			case math.IsNaN(f):
 				row.Note = join(row.Note, "the tool wrote NaN (no data)")
 			case math.IsInf(f, 0) || f < 0:
-				reject(sink, s, m, "a "+s.Native+" statistic must be finite and non-negative, found "+v.Text)
+				reject(sink, s, m, "statistics of "+s.Native+" must be finite and non-negative, found "+v.Text)
 				continue
 			case s.NotMeasured != "":
 				row.Note = join(s.NotMeasured, row.Note)
