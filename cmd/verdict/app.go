@@ -71,6 +71,9 @@ Examples:
 			statsCommand(),
 			compareCommand(),
 			exportCommand(),
+			validateCommand(),
+			rulesCommand(),
+			reportCommand(),
 		},
 	}
 }
