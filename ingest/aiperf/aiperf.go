@@ -36,6 +36,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"regexp"
 
 	"github.com/verdict-llm/verdict/ingest"
 )
@@ -62,6 +63,10 @@ const (
 	kindDir        = "aiperf-dir"
 )
 
+// metricBlock matches a GenAI-Perf-style metric block ({"unit": ...}),
+// which other tools' files with similar key names do not have.
+var metricBlock = regexp.MustCompile(`"(request_latency|request_throughput|request_count|time_to_first_token)"\s*:\s*\{\s*"unit"`)
+
 // kindOf classifies an input from its first bytes.
 func kindOf(head []byte) (string, int) {
 	t := bytes.TrimLeft(head, " \t\r\n\ufeff")
@@ -72,8 +77,8 @@ func kindOf(head []byte) (string, int) {
 	if t[0] == '{' {
 		first, _, _ := bytes.Cut(t, []byte("\n"))
 		switch {
-		case bytes.HasPrefix(first, []byte(`{"metadata"`)) || (key("metadata") && key("metrics") &&
-			(key("request_start_ns") || key("benchmark_phase") || key("x_request_id") || key("credit_phase"))):
+		case bytes.HasPrefix(first, []byte(`{"metadata"`)) && key("metrics") &&
+			(key("request_start_ns") || key("benchmark_phase") || key("x_request_id") || key("credit_phase")):
 			return kindRecords, 90
 		case key("timestamp_ns") && key("telemetry_data") && (key("gpu_uuid") || key("gpu_index")):
 			return kindTelemetry, 90
@@ -91,7 +96,7 @@ func kindOf(head []byte) (string, int) {
 				aiperfOnly++
 			}
 		}
-		if aiperfOnly > 0 && (key("request_latency") || key("request_throughput") || key("request_count")) {
+		if aiperfOnly > 0 && metricBlock.Match(head) {
 			return kindSummary, 90
 		}
 		return "", 0

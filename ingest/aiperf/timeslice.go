@@ -3,6 +3,7 @@ package aiperf
 import (
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/verdict-llm/verdict/ingest"
 	"github.com/verdict-llm/verdict/ingest/genaiperf/jtree"
@@ -107,7 +108,7 @@ func sliceCSV(in *ingest.Input, sink ingest.Sink) ([]*jtree.Node, error) {
 		name, _ := splitLabel(row[1].text)
 		tag, ok := headers[name]
 		if !ok {
-			tag = name
+			tag = strings.ReplaceAll(name, " ", "_")
 		}
 		b := sl.Get(tag)
 		if b == nil {

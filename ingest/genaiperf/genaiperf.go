@@ -37,6 +37,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"regexp"
 
 	"github.com/verdict-llm/verdict/ingest"
 )
@@ -59,6 +60,10 @@ const (
 	kindRaw     = "genai-perf-raw"
 	kindDir     = "genai-perf-dir"
 )
+
+// metricBlock matches a metric block ({"unit": ...}), which other tools'
+// files with similar key names do not have.
+var metricBlock = regexp.MustCompile(`"(request_latency|request_throughput|time_to_first_token)"\s*:\s*\{\s*"unit"`)
 
 // kindOf classifies an input from its first bytes; "" when it is not
 // GenAI-Perf's. The score is Detect's confidence.
@@ -83,7 +88,7 @@ func kindOf(name string, head []byte) (string, int) {
 				return "", 0
 			}
 		}
-		if !key("request_latency") && !key("request_throughput") {
+		if !metricBlock.Match(head) {
 			return "", 0
 		}
 		score := 0

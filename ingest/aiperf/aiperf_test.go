@@ -1,0 +1,535 @@
+package aiperf_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"math"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/verdict-llm/verdict/ingest"
+	"github.com/verdict-llm/verdict/ingest/aiperf"
+	"github.com/verdict-llm/verdict/ingest/all"
+	"github.com/verdict-llm/verdict/ingest/genaiperf"
+	"github.com/verdict-llm/verdict/ingest/ingesttest"
+	"github.com/verdict-llm/verdict/ingest/vllm"
+	"github.com/verdict-llm/verdict/schemas"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata/golden")
+
+const artifacts = "testdata/artifacts/demo-8b-openai-chat-concurrency4"
+
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", "golden", name)
+	if *update {
+		os.MkdirAll(filepath.Dir(path), 0o755)
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		os.WriteFile(path+".got", got, 0o644)
+		t.Errorf("%s differs from the golden file; see %s.got (go test -update rewrites it)", path, path)
+	}
+}
+
+// dump renders a Result deterministically for golden files.
+func dump(t testing.TB, r *ingesttest.Result) []byte {
+	t.Helper()
+	v := struct {
+		Format, Tool, Version string
+		Runs                  []schemas.Run
+		Requests              []schemas.Request
+		Metrics               []schemas.Metric
+		Samples               []schemas.Sample
+		Rejections            []schemas.Rejection
+		Warnings              []string
+	}{r.Format, r.Tool, r.Version, r.Runs, r.Requests, r.Metrics, r.Samples, r.Rejections, r.Warnings}
+	for i := range v.Runs {
+		v.Runs[i].SourcePath = filepath.Base(v.Runs[i].SourcePath)
+	}
+	for i, w := range v.Warnings {
+		v.Warnings[i] = strings.ReplaceAll(w, "testdata/", "")
+	}
+	b, err := json.MarshalIndent(v, "", " ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return append(b, '\n')
+}
+
+func readDir(t testing.TB, dir string) (*ingesttest.Result, error) {
+	t.Helper()
+	s := &ingesttest.Sink{KeepRequests: true}
+	err := aiperf.Format{}.ReadDir(context.Background(), dir, s)
+	return &s.R, err
+}
+
+func read(t *testing.T, path string) *ingesttest.Result {
+	t.Helper()
+	r, err := ingesttest.ReadFile(t, aiperf.Format{}, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+func metric(t *testing.T, r *ingesttest.Result, run, id, stat string, pct float64, source string) schemas.Metric {
+	t.Helper()
+	m, ok := r.Metric(run, id, stat, pct, source)
+	if !ok {
+		t.Fatalf("no %s %s p%v %s metric for run %s", id, stat, pct, source, run)
+	}
+	return m
+}
+
+func TestGolden(t *testing.T) {
+	for _, name := range []string{"records_bad.jsonl", "v0.3_timeslices.csv", filepath.Join(artifacts, "profile_export_aiperf.csv")} {
+		t.Run(name, func(t *testing.T) {
+			path := name
+			if !strings.HasPrefix(name, "testdata") {
+				path = filepath.Join("testdata", name)
+			}
+			golden(t, filepath.Base(name)+".golden.json", dump(t, read(t, path)))
+		})
+	}
+	t.Run("artifacts", func(t *testing.T) {
+		r, err := readDir(t, "testdata/artifacts")
+		if err != nil {
+			t.Fatal(err)
+		}
+		golden(t, "artifacts_dir.golden.json", dump(t, r))
+	})
+}
+
+// TestDirAgreement reads the hand-made artifacts directory, whose summary
+// make_artifacts.py computed from its records with AIPerf's formulas:
+// every statistic recomputed from the records must agree with it.
+func TestDirAgreement(t *testing.T) {
+	r, err := readDir(t, artifacts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range r.Warnings {
+		if strings.Contains(w, "disagrees") || strings.Contains(w, "differs") {
+			t.Error(w)
+		}
+	}
+	main := r.Runs[0]
+	computed := map[string]schemas.Metric{}
+	for _, m := range r.Metrics {
+		if m.Source == schemas.SourceComputed && m.RunID == main.ID {
+			m.Source = schemas.SourceReported
+			computed[m.Key()] = m
+		}
+	}
+	n := 0
+	for _, m := range r.Metrics {
+		c, ok := computed[m.Key()]
+		if m.Source != schemas.SourceReported || m.RunID != main.ID || !ok {
+			continue
+		}
+		n++
+		tol := 1e-9
+		if schemas.MustLookup(m.MetricID).Level == schemas.LevelRun {
+			tol = 1e-6
+		}
+		if d := math.Abs(m.Value.V - c.Value.V); d > tol*math.Abs(m.Value.V) {
+			t.Errorf("%s: reported %v, recomputed %v", m.NativeName, m.Value.V, c.Value.V)
+		}
+	}
+	if n < 150 {
+		t.Errorf("only %d statistics compared", n)
+	}
+	if main.ToolVersion != "0.5.0" || main.Completed.V != 15 || main.Failed.V != 2 || main.Scenario != schemas.ScenarioConcurrency ||
+		main.Labels["warmup_records"] != "1" || !strings.Contains(main.Labels["error_summary"], "499 RequestCancellationError") {
+		t.Errorf("run: %+v", main)
+	}
+	// Warm-up and failed records are rows; the error text is kept.
+	var warm, failed int
+	for _, q := range r.Requests {
+		switch {
+		case q.Phase == schemas.PhaseWarmup:
+			warm++
+		case q.Status == schemas.StatusError:
+			failed++
+			if q.Error == "" || !q.InputTokens.OK || q.E2ES.OK {
+				t.Errorf("failed record: %+v", q)
+			}
+		}
+	}
+	if warm != 1 || failed != 2 || r.NumRequests != 18 {
+		t.Errorf("%d warm-up, %d failed of %d", warm, failed, r.NumRequests)
+	}
+	// Samples: per GPU, energy in joules as a counter.
+	if len(r.Samples) != 6 || r.Samples[0].RunID != main.ID || r.Samples[0].EnergyJ.V != 1000.0004e6 || r.Samples[0].MemUsedBytes.V != 120_500_000_000 {
+		t.Errorf("samples: %+v", r.Samples[:1])
+	}
+	// Timeslices are runs of their own, tied to the main run.
+	if len(r.Runs) != 4 || r.Runs[1].Labels["timeslice_of"] != main.ID || r.Runs[1].Labels["timeslice_index"] != "0" {
+		t.Errorf("timeslice runs: %+v", r.Runs[1:])
+	}
+}
+
+// TestDefinitions checks that AIPerf's names land under the definitions
+// that match what it computes.
+func TestDefinitions(t *testing.T) {
+	r, err := readDir(t, artifacts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := r.Runs[0].ID
+	for native, want := range map[string]string{
+		"time_to_first_token.avg": "ttft", "time_to_first_output_token.avg": "ttft_answer", "inter_token_latency.avg": "tpot",
+		"inter_chunk_latency.avg": "itl_chunk", "output_sequence_length.avg": "output_tokens", "output_token_count.avg": "answer_tokens",
+		"request_throughput.avg": "request_throughput_span", "output_token_throughput.avg": "output_token_throughput_span",
+		"prefill_throughput_per_user.avg": "prefill_rate_per_user", "total_osl.avg": "output_tokens", "error_isl.avg": "input_tokens_failed",
+	} {
+		found := false
+		for _, m := range r.Metrics {
+			if m.RunID == id && m.NativeName == native {
+				found = true
+				if m.MetricID != want {
+					t.Errorf("%s -> %s, want %s", native, m.MetricID, want)
+				}
+			}
+		}
+		if !found {
+			t.Errorf("%s not ingested", native)
+		}
+	}
+	if m := metric(t, r, id, "output_tokens", "sum", -1, "reported"); m.Value.V != 259 {
+		t.Errorf("total_osl: %+v", m)
+	}
+	// Reasoning requests: TTFT (any content) comes before the first answer.
+	if m, a := metric(t, r, id, "ttft", "max", -1, "reported"), metric(t, r, id, "ttft_answer", "max", -1, "reported"); !(m.Value.V < a.Value.V) {
+		t.Errorf("ttft %v, ttft_answer %v", m.Value, a.Value)
+	}
+}
+
+// TestSideBySide ingests one workload measured by AIPerf and by vLLM bench
+// serve into one bundle. TTFT, TPOT and the per-chunk gaps must carry the
+// same definition IDs in both, and agree in value; GenAI-Perf's ITL must
+// not be a per-chunk ITL.
+func TestSideBySide(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "b")
+	sum, err := ingest.ToBundle(context.Background(), []string{"testdata/side_by_side/profile_export.jsonl",
+		"testdata/side_by_side/vllm_serve_detailed.json"}, out, ingest.Options{Formats: all.Formats()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Manifest.Sources[0].Tool != "aiperf" || sum.Manifest.Sources[1].Tool != "vllm" {
+		t.Fatalf("sources: %+v", sum.Manifest.Sources)
+	}
+	for _, s := range sum.Manifest.Sources {
+		for _, w := range s.Warnings {
+			if strings.Contains(w, "disagrees") {
+				t.Error(w)
+			}
+		}
+	}
+	b, err := schemas.OpenBundle(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ms, err := b.Metrics(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs, err := b.Runs(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	tool := map[string]string{}
+	for _, r := range runs {
+		tool[r.ID] = r.Tool
+	}
+	mean := map[string]map[string]float64{} // tool -> metric -> computed mean
+	for _, m := range ms {
+		if m.Stat == schemas.StatMean && m.Source == schemas.SourceComputed && m.Value.OK {
+			if mean[tool[m.RunID]] == nil {
+				mean[tool[m.RunID]] = map[string]float64{}
+			}
+			mean[tool[m.RunID]][m.MetricID] = m.Value.V
+		}
+	}
+	for _, id := range []string{"ttft", "tpot", "itl_chunk", "e2e"} {
+		a, okA := mean["aiperf"][id]
+		v, okV := mean["vllm"][id]
+		if !okA || !okV || math.Abs(a-v) > 1e-9*math.Abs(v) {
+			t.Errorf("%s: aiperf %v (%v), vllm %v (%v)", id, a, okA, v, okV)
+		}
+	}
+	// The definitions behind the IDs, as `verdict show` prints them.
+	if d := schemas.MustLookup("itl_chunk"); d.Level != schemas.LevelChunk {
+		t.Errorf("itl_chunk level %s", d.Level)
+	}
+	natives := map[string][]string{}
+	for _, id := range []string{"ttft", "tpot", "itl_chunk", "tpot_answer", "ttft_answer"} {
+		for _, n := range schemas.MustLookup(id).Reported {
+			natives[id] = append(natives[id], n.Tool+":"+n.Names)
+		}
+	}
+	joined := func(id string) string { return strings.Join(natives[id], " | ") }
+	switch {
+	case !strings.Contains(joined("tpot"), "aiperf:inter_token_latency") || !strings.Contains(joined("tpot"), "vllm:"):
+		t.Errorf("tpot natives: %s", joined("tpot"))
+	case !strings.Contains(joined("itl_chunk"), "aiperf:inter_chunk_latency") || !strings.Contains(joined("itl_chunk"), "vllm:itls"):
+		t.Errorf("itl_chunk natives: %s", joined("itl_chunk"))
+	case !strings.Contains(joined("tpot_answer"), "genai-perf:inter_token_latency"):
+		t.Errorf("tpot_answer natives: %s", joined("tpot_answer"))
+	case !strings.Contains(joined("ttft_answer"), "aiperf:time_to_first_output_token") || !strings.Contains(joined("ttft_answer"), "genai-perf:time_to_first_token"):
+		t.Errorf("ttft_answer natives: %s", joined("ttft_answer"))
+	}
+}
+
+func TestRecordsBad(t *testing.T) {
+	r := read(t, "testdata/records_bad.jsonl")
+	var got []string
+	for _, rej := range r.Rejections {
+		got = append(got, strconv.Itoa(rej.Line)+":"+strconv.Itoa(rej.Column)+" "+rej.Record+" "+rej.Field)
+	}
+	want := []string{
+		"2:148 record 1 metrics.request_latency.value",
+		"3:166 record 2 metrics.time_to_first_token.unit",
+		"4:53 record 3 metadata.request_start_ns",
+		"5:93 record 4 metadata.benchmark_phase",
+		"6:155 record 5 metrics.output_sequence_length.value",
+		"8:1 record 6 ",
+		"9:206 record 8 metrics.inter_chunk_latency.value",
+		"11:184 record 9 ",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("rejections:\n got %s\nwant %s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	// Rows read (non-empty lines) = ingested + rejected.
+	if r.NumRequests+len(r.Rejections) != 11 || r.NumRequests != 3 {
+		t.Errorf("%d ingested + %d rejected", r.NumRequests, len(r.Rejections))
+	}
+	run := r.Runs[0]
+	if run.Completed.V != 1 || run.Failed.V != 1 {
+		t.Errorf("run: %+v", run)
+	}
+	if q := r.Requests[0]; q.StartS.V != 1764669600 || q.EndS.V != 1764669600.4505 || q.E2ES.V != 0.4505 {
+		t.Errorf("request 0: %+v", q)
+	}
+	if q := r.Requests[2]; q.Phase != schemas.PhaseWarmup || q.E2ES.V != 0.1 {
+		t.Errorf("warm-up record in seconds: %+v", q)
+	}
+}
+
+// Each shared fixture, with the version detected and values checked
+// against the file.
+func TestSharedCorpus(t *testing.T) {
+	dir := ingesttest.SharedDir(t, "aiperf")
+	type check struct {
+		id, stat string
+		pct      float64
+		source   string
+		want     float64
+	}
+	cases := []struct {
+		file, format, version string
+		requests, samples     int
+		checks                []check
+	}{
+		{"v0.1.1-dev_records-format_profile_export_aiperf.json", "aiperf-json", "0.1.x", 0, 0,
+			[]check{{"ttft", "mean", -1, "reported", 2.343219436988764}, {"ttst", "p", 99, "reported", 0.14291884412},
+				{"tpot", "median", -1, "reported", 0.027615130366666666}, {"itl_chunk", "p", 95, "reported", 0.0316586686},
+				{"answer_tokens", "mean", -1, "reported", 61.06666666666667}, {"reasoning_tokens", "sum", -1, "reported", 19792},
+				{"request_throughput_span", "value", -1, "reported", 9.551622221540914}}},
+		{"v0.2.x_qwen3-0.6b_c1_profile_export_aiperf.json", "aiperf-json", "0.2.x", 0, 0,
+			[]check{{"ttft", "p", 10, "reported", 0.029051044199999996}, {"ttft_answer", "max", -1, "reported", 0.034717433},
+				{"output_token_rate_per_user", "mean", -1, "reported", 54.96763210350922}, {"prefill_rate_per_user", "std", -1, "reported", 141.77943729060345},
+				{"output_tokens", "sum", -1, "reported", 12799}, {"output_token_throughput_span", "value", -1, "reported", 50.08213863971112}}},
+		{"v0.2.x_qwen3-0.6b_c1_profile_export.jsonl", "aiperf-records", "0.2.x or later", 10, 0,
+			[]check{{"ttft", "min", -1, "computed", 0.029591606}, {"output_tokens", "sum", -1, "computed", 2000}}},
+		{"v0.2.x_qwen3-0.6b_c1_gpu_telemetry_export.jsonl", "aiperf-gpu-telemetry", "0.2.x or later", 0, 20, nil},
+		{"v0.8.0_mock-model_c4_nonstreaming_profile_export_aiperf.json", "aiperf-json", "0.8.0", 0, 0,
+			[]check{{"e2e", "p", 95, "reported", 0.010865638499999939}, {"e2e_output_token_rate", "mean", -1, "reported", 818779.8208254927},
+				{"input_tokens_usage_diff", "max", -1, "reported", 0.17272727272727273}, {"usage_discrepancy_requests", "value", -1, "reported", 2},
+				{"total_token_throughput_span", "value", -1, "reported", 2042654.398625265}}},
+		{"v0.8.0_mock-model_c4_nonstreaming_profile_export_aiperf.csv", "aiperf-csv", "0.7.x or later", 0, 0,
+			[]check{{"e2e", "mean", -1, "reported", 0.00152}, {"output_tokens", "sum", -1, "reported", 35277}, {"e2e_output_token_rate", "sum", -1, "reported", 52401908.53},
+				{"output_tokens_usage_diff", "mean", -1, "reported", 0.0353}, {"request_throughput_span", "value", -1, "reported", 1854.93}}},
+	}
+	for _, c := range cases {
+		t.Run(c.file, func(t *testing.T) {
+			r := read(t, filepath.Join(dir, c.file))
+			run := r.Runs[0]
+			if r.Format != c.format || r.Tool != "aiperf" || r.Version != c.version || run.ToolVersion != c.version ||
+				r.NumRequests != c.requests || len(r.Samples) != c.samples || len(r.Rejections) != 0 {
+				t.Errorf("format %s, version %q, %d requests, %d samples, %d rejections", r.Format, r.Version, r.NumRequests, len(r.Samples), len(r.Rejections))
+			}
+			for _, k := range c.checks {
+				m := metric(t, r, run.ID, k.id, k.stat, k.pct, k.source)
+				if !m.Value.OK || math.Abs(m.Value.V-k.want) > 1e-12*math.Max(1, math.Abs(k.want)) {
+					t.Errorf("%s %s: got %v, want %v", k.id, m.NativeName, m.Value, k.want)
+				}
+			}
+		})
+	}
+	// 0.1.x: the failed requests and their error summary are kept.
+	r := read(t, filepath.Join(dir, "v0.1.1-dev_records-format_profile_export_aiperf.json"))
+	if run := r.Runs[0]; run.Failed.V != 11 || run.Completed.V != 89 || !strings.Contains(run.Labels["error_summary"], "11 x 499 RequestCancellationError") {
+		t.Errorf("0.1.x errors: %+v", run)
+	}
+	// The 0.8.0 run did not stream: no TTFT exists, and nothing claims one.
+	r = read(t, filepath.Join(dir, "v0.8.0_mock-model_c4_nonstreaming_profile_export_aiperf.json"))
+	if run := r.Runs[0]; run.Streaming.V || !run.Streaming.OK || run.MaxConcurrency.V != 4 || run.Model != "mock-model" {
+		t.Errorf("0.8.0 run: %+v", run)
+	}
+	// Telemetry: energy is a counter in joules.
+	r = read(t, filepath.Join(dir, "v0.2.x_qwen3-0.6b_c1_gpu_telemetry_export.jsonl"))
+	if s := r.Samples[0]; s.EnergyJ.V != 32.62748095e6 || s.PowerW.V != 30.257 || s.Time.UnixNano() != 1762551530946074466 {
+		t.Errorf("sample: %+v", s)
+	}
+}
+
+// TestDetectionMatrix runs both detectors (and vLLM's) over every shared
+// fixture: each tool's files go to its own format and to no other.
+func TestDetectionMatrix(t *testing.T) {
+	root := filepath.Dir(ingesttest.SharedDir(t, "aiperf"))
+	files, _ := filepath.Glob(filepath.Join(root, "*", "*"))
+	if len(files) < 20 {
+		t.Fatalf("only %d fixtures", len(files))
+	}
+	for _, path := range files {
+		if strings.HasSuffix(path, ".md") {
+			continue
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		head := data[:min(len(data), ingest.HeadSize)]
+		tool := filepath.Base(filepath.Dir(path))
+		gap := genaiperf.Format{}.Detect(path, head)
+		aip := aiperf.Format{}.Detect(path, head)
+		vl := vllm.Format{}.Detect(path, head)
+		switch tool {
+		case "genai-perf":
+			if gap == 0 || aip != 0 || vl != 0 {
+				t.Errorf("%s: genai-perf %d, aiperf %d, vllm %d", path, gap, aip, vl)
+			}
+		case "aiperf":
+			if aip == 0 || gap != 0 || vl != 0 {
+				t.Errorf("%s: genai-perf %d, aiperf %d, vllm %d", path, gap, aip, vl)
+			}
+		default:
+			if gap != 0 || aip != 0 {
+				t.Errorf("%s (%s): genai-perf %d, aiperf %d", path, tool, gap, aip)
+			}
+		}
+	}
+	// Directories too.
+	if (aiperf.Format{}).DetectDir(filepath.Join(root, "vllm")) != 0 || (genaiperf.Format{}).DetectDir(artifacts) != 0 ||
+		(aiperf.Format{}).DetectDir(artifacts) == 0 {
+		t.Error("directory detection")
+	}
+}
+
+func TestFileErrors(t *testing.T) {
+	for name, c := range map[string]struct{ data, want string }{
+		"empty.jsonl": {`{"metadata": {}, "metrics": {}}` + "\n" + "   \n", ""},
+		"trunc.json":  {`{"schema_version": "1.0", "aiperf_version": "0.5.0", "request_latency": {"unit": "ms", "avg": 1`, "trunc.json:1:96: malformed JSON"},
+		"dur.json":    {`{"schema_version": "1.0", "aiperf_version": "0.5.0", "benchmark_duration": {"unit": "tokens", "avg": 1}}`, "dur.json:1:102: summary: benchmark_duration: expected a duration"},
+		"csv.csv":     {"Metric,avg,min,max,p1,p5,p10,p25,p50,p75,p90,p95,p99,std\nRequest Latency (ms),\"1\n", "csv.csv:2:25: malformed CSV"},
+	} {
+		if c.want == "" {
+			continue
+		}
+		_, err := ingesttest.ReadBytes(aiperf.Format{}, name, []byte(c.data))
+		var ie *ingest.Error
+		if !errors.As(err, &ie) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: got %v, want %q", name, err, c.want)
+		}
+	}
+}
+
+var recordRe = regexp.MustCompile(`^record (\d+)$`)
+
+// FuzzRead feeds arbitrary bytes to the reader (records, summaries,
+// CSVs, timeslices, telemetry). It must not panic, must be deterministic,
+// must fail only with *ingest.Error, and every record must be ingested or
+// rejected exactly once.
+func FuzzRead(f *testing.F) {
+	for _, name := range []string{"testdata/records_bad.jsonl", "testdata/v0.3_timeslices.csv", filepath.Join(artifacts, "profile_export_aiperf.json"),
+		filepath.Join(artifacts, "profile_export_aiperf.csv"), filepath.Join(artifacts, "gpu_telemetry_export.jsonl"),
+		filepath.Join(artifacts, "profile_export_aiperf_timeslices.json")} {
+		data, err := os.ReadFile(name)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(data)
+	}
+	recs, _ := os.ReadFile(filepath.Join(artifacts, "profile_export.jsonl"))
+	f.Add(recs[:min(len(recs), 3000)])
+	f.Fuzz(func(t *testing.T, data []byte) {
+		r1, err1 := ingesttest.ReadBytes(aiperf.Format{}, "fuzz", data)
+		r2, err2 := ingesttest.ReadBytes(aiperf.Format{}, "fuzz", data)
+		if (err1 == nil) != (err2 == nil) {
+			t.Fatalf("nondeterministic: %v vs %v", err1, err2)
+		}
+		if err1 != nil {
+			var ie *ingest.Error
+			if !errors.As(err1, &ie) {
+				t.Fatalf("error is not an *ingest.Error: %v", err1)
+			}
+			return
+		}
+		if !bytes.Equal(dump(t, r1), dump(t, r2)) {
+			t.Fatal("nondeterministic output")
+		}
+		seen := map[int64]bool{}
+		for _, q := range r1.Requests {
+			if seen[q.Index] {
+				t.Fatalf("record %d twice", q.Index)
+			}
+			seen[q.Index] = true
+			for _, v := range append([]float64{q.TTFTS.V, q.E2ES.V, q.TTFTAnswerS.V}, q.ChunkGapsS...) {
+				if v < 0 || math.IsNaN(v) || math.IsInf(v, 0) {
+					t.Fatalf("bad time ingested: %+v", q)
+				}
+			}
+		}
+		for _, rej := range r1.Rejections {
+			if rej.Table != schemas.TableRequests {
+				continue
+			}
+			g := recordRe.FindStringSubmatch(rej.Record)
+			if g == nil {
+				t.Fatalf("rejection without a record position: %+v", rej)
+			}
+			i, _ := strconv.ParseInt(g[1], 10, 64)
+			if seen[i] {
+				t.Fatalf("record %d both ingested and rejected", i)
+			}
+			seen[i] = true
+		}
+		for i := range int64(len(seen)) {
+			if !seen[i] {
+				t.Fatalf("record %d neither ingested nor rejected", i)
+			}
+		}
+		for _, m := range r1.Metrics {
+			if v := m.Value; v.OK && (math.IsInf(v.V, 0) || v.V < 0) {
+				t.Fatalf("bad value ingested: %+v", m)
+			}
+		}
+	})
+}
