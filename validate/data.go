@@ -58,9 +58,10 @@ type RequestStats struct {
 	// OutputTokens are the known output lengths of successful requests.
 	OutputTokens []float64
 
-	// TTFTAndE2E counts successful requests with both TTFT and E2E;
-	// TTFTEqualsE2E those of them whose TTFT equals their E2E (within a
-	// microsecond): the response arrived in one piece.
+	// TTFTAndE2E counts successful requests with both TTFT and E2E and
+	// not known to have a single output token (whose TTFT is its E2E by
+	// nature); TTFTEqualsE2E those of them whose TTFT equals their E2E
+	// (within a microsecond): the response arrived in one piece.
 	TTFTAndE2E, TTFTEqualsE2E int64
 	// WithGaps counts successful requests with known chunk gaps and more
 	// than one output token; OneChunk those of them that arrived in a
@@ -180,7 +181,7 @@ func (b *statsBuilder) add(r *schemas.Request) {
 	if r.OutputTokens.OK {
 		s.OutputTokens = append(s.OutputTokens, float64(r.OutputTokens.V))
 	}
-	if r.TTFTS.OK && r.E2ES.OK {
+	if r.TTFTS.OK && r.E2ES.OK && !(r.OutputTokens.OK && r.OutputTokens.V <= 1) {
 		s.TTFTAndE2E++
 		if math.Abs(r.E2ES.V-r.TTFTS.V) <= math.Max(1e-6, 1e-6*r.E2ES.V) {
 			s.TTFTEqualsE2E++
