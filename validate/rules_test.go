@@ -137,7 +137,9 @@ func rulesCases() []ruleCase {
 
 		// V008
 		{rule: "V008", name: "input lengths differ (KS)", fire: true, want: []string{"input length distributions differ", "Kolmogorov-Smirnov D=1", "mean 224.5"},
-			change: func(a, b *RunData) { b.Requests = SummariseRequests(shiftInputs(goodRequests("run-b", nRequests), 100)) }},
+			change: func(a, b *RunData) {
+				b.Requests = SummariseRequests(shiftInputs(goodRequests("run-b", nRequests), 100))
+			}},
 		{rule: "V008", name: "mean lengths differ (no per-request data)", fire: true, want: []string{"mean output lengths differ by 50%", "no per-request lengths"},
 			change: func(a, b *RunData) {
 				a.Requests, b.Requests = nil, nil
@@ -307,7 +309,7 @@ func rulesCases() []ruleCase {
 
 		// V018 (run a)
 		{rule: "V018", name: "no inventory", fire: true, unverified: true,
-			want: []string{"no system-under-test inventory was supplied; unknown model, quantization, engine, engine_version, gpu_model, gpu_count, driver, dataset"},
+			want:   []string{"no system-under-test inventory was supplied; unknown model, quantization, engine, engine_version, gpu_model, gpu_count, driver, dataset"},
 			change: func(a, b *RunData) { a.Run.SUT = schemas.Inventory{} }},
 		{rule: "V018", name: "window unknown", fire: true, unverified: true, want: []string{"measurement window is unknown (window_kind, duration_s)"},
 			change: func(a, b *RunData) { a.Run.WindowKind, a.Run.DurationS = "", schemas.Opt[float64]{} }},
