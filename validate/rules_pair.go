@@ -444,8 +444,8 @@ func checkPercentileMethod(c *checker, s subject) outcome {
 				joinAnd(d.stats), id, strings.Join(d.va, ", "), a.Name(), strings.Join(d.vb, ", "), b.Name()))
 			f.Unverified = true
 		} else {
-			f = s.finding(fmt.Sprintf("%s of %s are computed differently: %s for %s, %s for %s; nearest-rank and interpolated percentiles (or population and sample deviations) of the same data differ",
-				joinAnd(d.stats), id, strings.Join(d.va, ", "), a.Name(), strings.Join(d.vb, ", "), b.Name()))
+			f = s.finding(fmt.Sprintf("%s of %s %s computed differently: %s for %s, %s for %s; nearest-rank and interpolated percentiles (or population and sample deviations) of the same data differ",
+				joinAnd(d.stats), id, pick(len(d.stats) == 1, "is", "are"), strings.Join(d.va, ", "), a.Name(), strings.Join(d.vb, ", "), b.Name()))
 		}
 		f.Metric, f.Fields, f.Values = id, append([]string{"method"}, d.stats...), []string{strings.Join(d.va, ", "), strings.Join(d.vb, ", ")}
 		o.add(f)

@@ -443,7 +443,8 @@ func checkUnverified(c *checker, s subject) outcome {
 		if known == 0 {
 			lead = "no system-under-test inventory was supplied; unknown"
 		}
-		f := s.finding(fmt.Sprintf("%s %s (supply them with verdict ingest --sut FILE): the result cannot be tied to a system", lead, strings.Join(missing, ", ")))
+		f := s.finding(fmt.Sprintf("%s %s (supply %s with verdict ingest --sut FILE): the result cannot be tied to a system",
+			lead, strings.Join(missing, ", "), pick(len(missing) == 1, "it", "them")))
 		f.Unverified, f.Fields = true, prefixed("sut.", missing)
 		f.Values = repeat(unknown, len(missing))
 		o.add(f)

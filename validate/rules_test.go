@@ -98,7 +98,7 @@ func rulesCases() []ruleCase {
 		}},
 
 		// V005
-		{rule: "V005", name: "nearest rank vs linear", fire: true, want: []string{"p99 of ttft are computed differently", "nearest_rank_floor", "linear"},
+		{rule: "V005", name: "nearest rank vs linear", fire: true, want: []string{"p99 of ttft is computed differently", "nearest_rank_floor", "linear"},
 			change: func(a, b *RunData) { setMethod(b, "ttft", schemas.StatP, "nearest_rank_floor") }},
 		{rule: "V005", name: "population vs sample std", fire: true, want: []string{"std of ttft", "population", "sample"},
 			change: func(a, b *RunData) { setMethod(b, "ttft", schemas.StatStd, "sample") }},
