@@ -413,7 +413,11 @@ func (r *benchReader) metrics(run *schemas.Run) error {
 			if pct > 0 {
 				n = d.at("percentiles", key)
 			}
-			v, ok := r.value(n, field+"."+strings.TrimPrefix(key, ""), true)
+			f := field + "." + key
+			if pct > 0 {
+				f = field + ".percentiles." + key
+			}
+			v, ok := r.value(n, f, true)
 			if !ok {
 				return nil
 			}

@@ -215,7 +215,14 @@ func yamlTree(path string, r io.Reader) (*node, error) {
 	if body == nil {
 		return nil, &ingest.Error{File: path, Err: fmt.Errorf("empty YAML document")}
 	}
-	return fromYAML(path, body, 0)
+	c := &yamlConv{path: path, anchors: map[string]*node{}}
+	return c.node(body, 0)
+}
+
+// yamlConv converts a YAML AST, resolving aliases to the anchored values.
+type yamlConv struct {
+	path    string
+	anchors map[string]*node
 }
 
 func firstLine(s string) string {
@@ -226,7 +233,8 @@ func firstLine(s string) string {
 	return s
 }
 
-func fromYAML(path string, y ast.Node, depth int) (*node, error) {
+func (c *yamlConv) node(y ast.Node, depth int) (*node, error) {
+	path := c.path
 	if depth > 200 {
 		return nil, &ingest.Error{File: path, Err: fmt.Errorf("YAML nested too deeply")}
 	}
@@ -267,31 +275,46 @@ func fromYAML(path string, y ast.Node, depth int) (*node, error) {
 			n.kind = kNull
 			return n, nil
 		}
-		return fromYAML(path, v.Value, depth+1)
+		return c.node(v.Value, depth+1)
 	case *ast.AnchorNode:
 		if v.Value == nil {
 			n.kind = kNull
 			return n, nil
 		}
-		return fromYAML(path, v.Value, depth+1)
+		a, err := c.node(v.Value, depth+1)
+		if err != nil {
+			return nil, err
+		}
+		if v.Name != nil {
+			c.anchors[v.Name.String()] = a
+		}
+		return a, nil
 	case *ast.AliasNode:
-		return nil, &ingest.Error{File: path, Line: n.line, Column: n.col, Err: fmt.Errorf("YAML aliases are not supported (GuideLLM does not write them)")}
+		name := ""
+		if v.Value != nil {
+			name = v.Value.String()
+		}
+		a, ok := c.anchors[name]
+		if !ok {
+			return nil, &ingest.Error{File: path, Line: n.line, Column: n.col, Err: fmt.Errorf("YAML alias *%s has no anchor before it", name)}
+		}
+		return a, nil
 	case *ast.MappingNode:
 		n.kind = kObject
 		for _, mv := range v.Values {
-			if err := addMember(path, n, mv, depth); err != nil {
+			if err := c.member(n, mv, depth); err != nil {
 				return nil, err
 			}
 		}
 	case *ast.MappingValueNode:
 		n.kind = kObject
-		if err := addMember(path, n, v, depth); err != nil {
+		if err := c.member(n, v, depth); err != nil {
 			return nil, err
 		}
 	case *ast.SequenceNode:
 		n.kind = kArray
 		for _, e := range v.Values {
-			child, err := fromYAML(path, e, depth+1)
+			child, err := c.node(e, depth+1)
 			if err != nil {
 				return nil, err
 			}
@@ -303,7 +326,7 @@ func fromYAML(path string, y ast.Node, depth int) (*node, error) {
 	return n, nil
 }
 
-func addMember(path string, n *node, mv *ast.MappingValueNode, depth int) error {
+func (c *yamlConv) member(n *node, mv *ast.MappingValueNode, depth int) error {
 	var key string
 	switch k := mv.Key.(type) {
 	case *ast.StringNode:
@@ -316,7 +339,7 @@ func addMember(path string, n *node, mv *ast.MappingValueNode, depth int) error 
 		child = &node{kind: kNull}
 	} else {
 		var err error
-		if child, err = fromYAML(path, mv.Value, depth+1); err != nil {
+		if child, err = c.node(mv.Value, depth+1); err != nil {
 			return err
 		}
 	}

@@ -1,0 +1,478 @@
+package guidellm_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/verdict-llm/verdict/ingest"
+	"github.com/verdict-llm/verdict/ingest/guidellm"
+	"github.com/verdict-llm/verdict/ingest/ingesttest"
+	"github.com/verdict-llm/verdict/schemas"
+	"github.com/verdict-llm/verdict/stats"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata/golden")
+
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", "golden", name)
+	if *update {
+		os.MkdirAll(filepath.Dir(path), 0o755)
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		os.WriteFile(path+".got", got, 0o644)
+		t.Errorf("%s differs from the golden file; see %s.got (go test -update rewrites it)", path, path)
+	}
+}
+
+func dump(t testing.TB, r *ingesttest.Result) []byte {
+	t.Helper()
+	v := struct {
+		Format, Tool, Version string
+		Runs                  []schemas.Run
+		Requests              []schemas.Request
+		Metrics               []schemas.Metric
+		Rejections            []schemas.Rejection
+		Warnings              []string
+	}{r.Format, r.Tool, r.Version, r.Runs, r.Requests, r.Metrics, r.Rejections, r.Warnings}
+	for i := range v.Runs {
+		v.Runs[i].SourcePath = filepath.Base(v.Runs[i].SourcePath)
+	}
+	b, err := json.MarshalIndent(v, "", " ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return append(b, '\n')
+}
+
+func read(t *testing.T, name string) *ingesttest.Result {
+	t.Helper()
+	r, err := ingesttest.ReadFile(t, guidellm.Format{}, filepath.Join("testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+var fixtures = []string{"gen0_v01.json", "genA_sweep.json", "genB_v04.yaml", "genC_complete.json", "genD_v07.json", "vector_genC.json", "bad_rows.json"}
+
+// TestGolden compares everything the reader reports for each hand-made
+// report with a golden file.
+func TestGolden(t *testing.T) {
+	for _, name := range fixtures {
+		t.Run(name, func(t *testing.T) {
+			golden(t, strings.TrimSuffix(strings.TrimSuffix(name, ".json"), ".yaml")+".golden.json", dump(t, read(t, name)))
+		})
+	}
+}
+
+func metric(t *testing.T, r *ingesttest.Result, run, id, stat string, pct float64, source string) schemas.Metric {
+	t.Helper()
+	m, ok := r.Metric(run, id, stat, pct, source)
+	if !ok {
+		t.Fatalf("no %s %s p%v %s metric for run %s", id, stat, pct, source, run)
+	}
+	return m
+}
+
+// checkAgreement compares each reported statistic with its recomputed
+// counterpart and returns how many were compared.
+func checkAgreement(t *testing.T, r *ingesttest.Result, tol float64) int {
+	t.Helper()
+	computed := map[string]schemas.Metric{}
+	for _, m := range r.Metrics {
+		if m.Source == schemas.SourceComputed {
+			m.Source = schemas.SourceReported
+			computed[m.RunID+"/"+m.Key()] = m
+		}
+	}
+	n := 0
+	for _, m := range r.Metrics {
+		c, ok := computed[m.RunID+"/"+m.Key()]
+		if m.Source != schemas.SourceReported || !m.Value.OK || !ok {
+			continue
+		}
+		n++
+		if d := math.Abs(m.Value.V - c.Value.V); d > tol*math.Max(math.Abs(m.Value.V), 1e-300) {
+			t.Errorf("%s %s: reported %v, recomputed %v", m.RunID, m.NativeName, m.Value.V, c.Value.V)
+		}
+		if m.Method != c.Method || (m.N.OK && m.N != c.N) {
+			t.Errorf("%s %s: method %q n %v, recomputed %q n %v", m.RunID, m.NativeName, m.Method, m.N, c.Method, c.N)
+		}
+	}
+	return n
+}
+
+// TestSemantics checks the decisions per schema generation.
+func TestSemantics(t *testing.T) {
+	// v0.1: numpy linear percentiles, every result kept, recomputed.
+	r := read(t, "gen0_v01.json")
+	if len(r.Runs) != 2 || r.Runs[0].Scenario != schemas.ScenarioSingleStream || r.Runs[1].Arrival != schemas.ArrivalPoisson || r.Runs[1].RequestRate.V != 2 {
+		t.Errorf("v0.1 runs: %+v", r.Runs)
+	}
+	if n := checkAgreement(t, r, 1e-9); n < 40 {
+		t.Errorf("v0.1: only %d statistics compared", n)
+	}
+	if m := metric(t, r, r.Runs[0].ID, "tpot_token_weighted", schemas.StatP, 50, schemas.SourceReported); m.Method != string(stats.Linear) {
+		t.Errorf("v0.1 percentile method %q", m.Method)
+	}
+	if r.Runs[1].Failed.V != 1 || r.NumRequests != 8 {
+		t.Errorf("v0.1 errors: failed %v, %d requests", r.Runs[1].Failed, r.NumRequests)
+	}
+
+	// v0.2-v0.3: TPOT excludes the TTFT, ITL is per request; records sampled.
+	r = read(t, "genA_sweep.json")
+	if len(r.Runs) != 2 || r.Runs[1].Scenario != schemas.ScenarioServer || r.Runs[1].Arrival != schemas.ArrivalConstant || r.Runs[1].RequestRate.V != 3.5 {
+		t.Fatalf("v0.3 runs: %+v", r.Runs)
+	}
+	for _, run := range r.Runs {
+		if !slicesContains(run.Flags, "requests_sampled") || run.Labels["profile"] != "sweep" {
+			t.Errorf("run %s: flags %v labels %v", run.ID, run.Flags, run.Labels)
+		}
+	}
+	if m := metric(t, r, r.Runs[0].ID, "decode_time_per_output_token", schemas.StatMean, -1, schemas.SourceReported); math.Abs(m.Value.V-0.00492*127/128) > 1e-15 {
+		t.Errorf("v0.3 TPOT: %+v", m)
+	}
+	metric(t, r, r.Runs[0].ID, "tpot", schemas.StatP, 99, schemas.SourceReported)
+	for _, m := range r.Metrics {
+		if m.Source == schemas.SourceComputed {
+			t.Fatalf("sampled records were used to recompute %+v", m)
+		}
+	}
+
+	// v0.4 YAML: throughput capped by max_concurrency.
+	r = read(t, "genB_v04.yaml")
+	if run := r.Runs[0]; run.Scenario != schemas.ScenarioConcurrency || run.MaxConcurrency.V != 3 || !strings.HasPrefix(run.ToolVersion, "GuideLLM v0.4") {
+		t.Errorf("v0.4: %+v", run)
+	}
+	if n := checkAgreement(t, r, 1e-9); n == 0 {
+		t.Error("v0.4: nothing recomputed")
+	}
+
+	// v0.5: token-weighted latencies; errored and incomplete records.
+	r = read(t, "genC_complete.json")
+	run := r.Runs[0]
+	if run.Arrival != schemas.ArrivalPoisson || run.RequestRate.V != 2 || run.Completed.V != 6 || run.Failed.V != 1 || run.Labels["incomplete_requests"] != "1" {
+		t.Errorf("v0.5 run: %+v", run)
+	}
+	if m := metric(t, r, run.ID, "tpot_incl_ttft_token_weighted", schemas.StatMean, -1, schemas.SourceReported); m.N.V != 289 {
+		t.Errorf("token-weighted count %v, want the 289 output tokens", m.N)
+	}
+	if m := metric(t, r, run.ID, "tpot_token_weighted", schemas.StatMean, -1, schemas.SourceReported); m.N.V != 283 {
+		t.Errorf("ITL count %v, want 289 - 6 requests", m.N)
+	}
+	if n := checkAgreement(t, r, 1e-9); n < 60 {
+		t.Errorf("v0.5: only %d statistics compared", n)
+	}
+	var statuses []string
+	for _, q := range r.Requests {
+		statuses = append(statuses, q.Status)
+		if q.Status == schemas.StatusError && q.E2ES.OK {
+			t.Errorf("failed request keeps its latency: %+v", q)
+		}
+	}
+	if got := strings.Join(statuses, ","); got != "ok,ok,ok,ok,ok,ok,error,error" {
+		t.Errorf("statuses %s", got)
+	}
+
+	// v0.7: first answer token, labels, sampled records, trace replay.
+	r = read(t, "genD_v07.json")
+	run = r.Runs[0]
+	if run.Labels["label team"] != "perf" || run.Scenario != schemas.ScenarioServer || run.Arrival != schemas.ArrivalUnknown ||
+		!slicesContains(run.Flags, "requests_sampled") || !strings.Contains(run.ToolVersion, "0.7.3") || run.Labels["warmup_duration_s"] != "1.5" {
+		t.Errorf("v0.7 run: %+v", run)
+	}
+	metric(t, r, run.ID, "ttft_answer", schemas.StatP, 99, schemas.SourceReported)
+
+	// Bad rows are rejected with their position; the rest is ingested.
+	r = read(t, "bad_rows.json")
+	var got []string
+	for _, rej := range r.Rejections {
+		got = append(got, fmt.Sprintf("%s %d:%d %s", rej.Table, rej.Line, rej.Column, rej.Field))
+	}
+	want := "metrics 626:22 metrics.time_to_first_token_ms.successful.percentiles.p90; requests 1191:32 end; requests 1305:30 prompt_tokens"
+	if strings.Join(got, "; ") != want {
+		t.Errorf("rejections:\n got %s\nwant %s", strings.Join(got, "; "), want)
+	}
+	if r.NumRequests != 6 {
+		t.Errorf("%d requests ingested, want 8 - 2", r.NumRequests)
+	}
+}
+
+func slicesContains(xs []string, x string) bool {
+	for _, s := range xs {
+		if s == x {
+			return true
+		}
+	}
+	return false
+}
+
+// TestPercentileVector ingests ten requests with TTFTs 10, 20, ..., 100 ms:
+// GuideLLM's cumulative nearest rank gives 30, 50, 80, 100 and 100 ms at
+// p25, p50, p75, p90 and p99 (p90 is 100, not 90: the float running sum of
+// nine tenths is 0.8999999999999999).
+func TestPercentileVector(t *testing.T) {
+	r := read(t, "vector_genC.json")
+	run := r.Runs[0].ID
+	x := []float64{10, 20, 30, 40, 50, 60, 70, 80, 90, 100}
+	for _, c := range []struct{ p, want float64 }{{25, 30}, {50, 50}, {75, 80}, {90, 100}, {99, 100}} {
+		if q := stats.Quantile(x, c.p/100, stats.NearestRankCumulative); q != c.want {
+			t.Fatalf("stats.Quantile p%v = %v, want %v", c.p, q, c.want)
+		}
+		for _, src := range []string{schemas.SourceReported, schemas.SourceComputed} {
+			m := metric(t, r, run, "ttft", schemas.StatP, c.p, src)
+			if math.Abs(m.Value.V-c.want/1000) > 1e-12 || m.Method != string(stats.NearestRankCumulative) {
+				t.Errorf("%s p%v: %v (%s), want %v ms (nearest_rank_cumulative)", src, c.p, m.Value.V, m.Method, c.want)
+			}
+		}
+	}
+	if m := metric(t, r, run, "ttft", schemas.StatMedian, -1, schemas.SourceComputed); math.Abs(m.Value.V-0.05) > 1e-12 {
+		t.Errorf("median %v, want the lower middle value 50 ms", m.Value.V)
+	}
+}
+
+// TestSharedCorpus checks values against the real reports.
+func TestSharedCorpus(t *testing.T) {
+	dir := ingesttest.SharedDir(t, "guidellm")
+	readShared := func(name string) *ingesttest.Result {
+		r, err := ingesttest.ReadFile(t, guidellm.Format{}, filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(r.Rejections) != 0 || len(r.Warnings) != 0 {
+			t.Errorf("%s: rejections %v, warnings %v", name, r.Rejections, r.Warnings)
+		}
+		return r
+	}
+	// The v0.3 test asset: a sweep's synchronous benchmark, one record of 46 kept.
+	j := readShared("guidellm-v0.3-tests-benchmarks_stripped.json")
+	y := readShared("guidellm-v0.3-tests-benchmarks_stripped.yaml")
+	run := j.Runs[0]
+	if run.Scenario != schemas.ScenarioSingleStream || run.Completed.V != 46 || run.Labels["incomplete_requests"] != "1" ||
+		!slicesContains(run.Flags, "requests_sampled") || j.NumRequests != 1 {
+		t.Errorf("v0.3 run: %+v", run)
+	}
+	for _, c := range []struct {
+		id, stat string
+		pct, want float64
+	}{
+		{"ttft", schemas.StatMean, -1, 0.016792535781860348}, {"ttft", schemas.StatP, 99, 0.021281957626342773},
+		{"ttft", schemas.StatMedian, -1, 0.01638054847717285}, {"e2e", schemas.StatP, 90, 0.6488735675811768},
+		{"tpot", schemas.StatMean, -1, 0.004941609043733832}, {"decode_time_per_output_token", schemas.StatMean, -1, 0.00490300272307966},
+		{"request_throughput_span", schemas.StatValue, -1, 1.5481806532737452}, {"output_tokens", schemas.StatSum, -1, 5888},
+	} {
+		m := metric(t, j, run.ID, c.id, c.stat, c.pct, schemas.SourceReported)
+		if math.Abs(m.Value.V-c.want) > 1e-15*c.want {
+			t.Errorf("v0.3 %s %s: %v, want %v", c.id, m.NativeName, m.Value.V, c.want)
+		}
+	}
+	// The YAML serialisation reads to the same metrics.
+	if len(j.Metrics) != len(y.Metrics) {
+		t.Fatalf("JSON %d metrics, YAML %d", len(j.Metrics), len(y.Metrics))
+	}
+	for i := range j.Metrics {
+		a, b := j.Metrics[i], y.Metrics[i]
+		a.RunID, b.RunID = "", ""
+		if a != b {
+			t.Errorf("JSON %+v\nYAML %+v", a, b)
+		}
+	}
+
+	// The v0.5 concurrent run: every record kept; the worked example.
+	r := readShared("guidellm-v0.5.0dev0-concurrent4-qwen3-4b.benchmarks.json")
+	run = r.Runs[0]
+	if run.Scenario != schemas.ScenarioConcurrency || run.MaxConcurrency.V != 4 || run.Model != "Qwen/Qwen3-4B-Thinking-2507" || r.NumRequests != 4 {
+		t.Errorf("v0.5 run: %+v", run)
+	}
+	q := r.Requests[0]
+	if math.Abs(q.TTFTS.V-0.1715217) > 1e-7 || math.Abs(q.E2ES.V-24.90786) > 1e-5 || q.OutputTokens.V != 1024 {
+		t.Errorf("request 0: %+v", q)
+	}
+	for _, c := range []struct {
+		id, stat string
+		pct, want float64
+		n         int64
+	}{
+		{"ttft", schemas.StatP, 50, 0.17152166366577148, 4}, {"ttft", schemas.StatP, 99, 0.17263293266296387, 4},
+		{"ttft", schemas.StatMean, -1, 0.1717655062675476, 4}, {"tpot_token_weighted", schemas.StatMean, -1, 0.02417877651496134, 4092},
+		{"tpot_incl_ttft_token_weighted", schemas.StatMedian, -1, 0.02432254352606833, 4096},
+		{"request_throughput_measured", schemas.StatValue, -1, 0.12043527909470322, 0},
+	} {
+		m := metric(t, r, run.ID, c.id, c.stat, c.pct, schemas.SourceReported)
+		if math.Abs(m.Value.V-c.want) > 1e-15*c.want || (c.n > 0 && m.N.V != c.n) {
+			t.Errorf("v0.5 %s: %v (n %v), want %v (n %d)", m.NativeName, m.Value.V, m.N, c.want, c.n)
+		}
+	}
+	if n := checkAgreement(t, r, 1e-9); n < 60 {
+		t.Errorf("v0.5: only %d statistics compared with the records", n)
+	}
+}
+
+func TestFileErrors(t *testing.T) {
+	cases := map[string]string{
+		"truncated.json":    "truncated.json:114:15: malformed JSON: unterminated string",
+		"not_a_report.json": "not_a_report.json: not a GuideLLM report: no benchmarks array",
+	}
+	for name, want := range cases {
+		_, err := ingesttest.ReadFile(t, guidellm.Format{}, filepath.Join("testdata", name))
+		var ie *ingest.Error
+		if !errors.As(err, &ie) || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: got %v, want an *ingest.Error containing %q", name, err, want)
+		}
+	}
+	for in, want := range map[string]string{
+		`[1, 2]`:                          "expected a mapping at the top",
+		`{"benchmarks": [3]}`:             "expected a benchmark object, found a number",
+		`{"benchmarks": [{"x": 1}]}`:      "not a GuideLLM benchmark",
+		`{"benchmarks": []}`:              "the report holds no benchmarks",
+		"benchmarks:\n- mode: x\n  results: 3\n": "results: expected a list",
+	} {
+		_, err := ingesttest.ReadBytes(guidellm.Format{}, "x", []byte(in))
+		var ie *ingest.Error
+		if !errors.As(err, &ie) || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: got %v, want %q", in, err, want)
+		}
+	}
+}
+
+// TestDetect runs Detect over every file of the shared corpus: only
+// GuideLLM's reports are claimed.
+func TestDetect(t *testing.T) {
+	root := filepath.Dir(ingesttest.SharedDir(t, "guidellm"))
+	files, _ := filepath.Glob(filepath.Join(root, "*", "*"))
+	for _, f := range files {
+		if filepath.Base(f) == "SOURCES.md" {
+			continue
+		}
+		head, _ := os.ReadFile(f)
+		head = head[:min(len(head), ingest.HeadSize)]
+		got := (guidellm.Format{}).Detect(f, head)
+		mine := filepath.Base(filepath.Dir(f)) == "guidellm"
+		if mine && got < 90 || !mine && got != 0 {
+			t.Errorf("Detect(%s) = %d", f, got)
+		}
+	}
+	for _, name := range fixtures {
+		head, _ := os.ReadFile(filepath.Join("testdata", name))
+		if got := (guidellm.Format{}).Detect(name, head[:min(len(head), ingest.HeadSize)]); got < 85 {
+			t.Errorf("Detect(%s) = %d", name, got)
+		}
+	}
+}
+
+var requestRecord = regexp.MustCompile(`^benchmark (\d+), (successful|errored|incomplete|errors)\[(\d+)\]$`)
+
+// FuzzRead: no panic, deterministic output, and every request record
+// either ingested or rejected exactly once.
+func FuzzRead(f *testing.F) {
+	for _, name := range []string{"genC_complete.json", "gen0_v01.json", "bad_rows.json", "truncated.json", "genB_v04.yaml"} {
+		data, err := os.ReadFile(filepath.Join("testdata", name))
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(data)
+	}
+	f.Add([]byte(`{"benchmarks":[{"type_":"generative_benchmark","config":{"strategy":{"type_":"poisson","rate":1}},"metrics":{},"requests":{"successful":[{"info":{"timings":{"request_start":1,"request_end":0.5}}},3]}}]}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		r1, err1 := ingesttest.ReadBytes(guidellm.Format{}, "fuzz.json", data)
+		r2, err2 := ingesttest.ReadBytes(guidellm.Format{}, "fuzz.json", data)
+		if (err1 == nil) != (err2 == nil) {
+			t.Fatalf("nondeterministic: %v vs %v", err1, err2)
+		}
+		if err1 != nil {
+			var ie *ingest.Error
+			if !errors.As(err1, &ie) {
+				t.Fatalf("not an *ingest.Error: %v", err1)
+			}
+			return
+		}
+		if !bytes.Equal(dump(t, r1), dump(t, r2)) {
+			t.Fatal("nondeterministic output")
+		}
+		// Per run, request indexes are dense: ingested rows and rejected
+		// records together cover 0..n-1 once.
+		perRun := map[string]map[int64]bool{}
+		for _, q := range r1.Requests {
+			if perRun[q.RunID] == nil {
+				perRun[q.RunID] = map[int64]bool{}
+			}
+			if perRun[q.RunID][q.Index] {
+				t.Fatalf("request %s/%d twice", q.RunID, q.Index)
+			}
+			perRun[q.RunID][q.Index] = true
+			for _, v := range []schemas.Opt[float64]{q.TTFTS, q.E2ES} {
+				if v.OK && (v.V < 0 || math.IsNaN(v.V) || math.IsInf(v.V, 0)) {
+					t.Fatalf("bad latency ingested: %+v", q)
+				}
+			}
+		}
+		seen := map[string]bool{}
+		for _, rej := range r1.Rejections {
+			if rej.Table != schemas.TableRequests {
+				continue
+			}
+			if requestRecord.FindStringSubmatch(rej.Record) == nil || seen[rej.Record] {
+				t.Fatalf("request rejection without a unique record: %+v", rej)
+			}
+			seen[rej.Record] = true
+		}
+		for run, idx := range perRun {
+			for i := range idx {
+				if i < 0 || i >= int64(len(idx)+len(seen)) {
+					t.Fatalf("run %s: index %d out of range", run, i)
+				}
+			}
+		}
+	})
+}
+
+// BenchmarkRead reads a generated v0.5 report with 20,000 request records.
+func BenchmarkRead(b *testing.B) {
+	data := bigReport(20000)
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for b.Loop() {
+		r, err := ingesttest.ReadBytes(guidellm.Format{}, "big.json", data)
+		if err != nil || r.NumRequests != 20000 {
+			b.Fatal(err, r.NumRequests)
+		}
+	}
+}
+
+func bigReport(n int) []byte {
+	var buf bytes.Buffer
+	buf.WriteString(`{"metadata": {"version": 1, "guidellm_version": "0.5.2"}, "args": {"model": "m"}, "benchmarks": [{"type_": "generative_benchmark", "config": {"strategy": {"type_": "concurrent", "streams": 64}}, "metrics": {"request_totals": {"successful": `)
+	buf.WriteString(strconv.Itoa(n))
+	buf.WriteString(`, "errored": 0, "incomplete": 0, "total": `)
+	buf.WriteString(strconv.Itoa(n))
+	buf.WriteString(`}}, "requests": {"successful": [`)
+	for i := range n {
+		if i > 0 {
+			buf.WriteString(",\n")
+		}
+		s := 1000 + float64(i)*0.01
+		fmt.Fprintf(&buf, `{"type_": "generative_request_stats", "request_id": "r%d", "info": {"status": "completed", "timings": {"request_start": %v, "first_token_iteration": %v, "last_token_iteration": %v, "request_end": %v}}, "prompt_tokens": 128, "output_tokens": %d, "output": "some generated text that takes a little room"}`,
+			i, s, s+0.1, s+0.1+0.02*float64(50+i%50), s+0.1+0.02*float64(50+i%50)+0.001, 51+i%50)
+	}
+	buf.WriteString(`], "errored": [], "incomplete": []}, "start_time": 1000, "end_time": 2000, "duration": 1000}]}`)
+	return buf.Bytes()
+}
