@@ -83,7 +83,7 @@ func ComputeComparison(ctx context.Context, oldDir, newDir string, o CompareOpti
 		if err != nil {
 			return nil, err
 		}
-		return samples.Load(ctx, b, false)
+		return samples.Load(ctx, b, samples.Options{Metrics: o.Metrics})
 	}
 	old, err := load(oldDir)
 	if err != nil {

@@ -10,7 +10,10 @@ import (
 	"strings"
 	"time"
 
+	"gonum.org/v1/gonum/stat/distuv"
+
 	"github.com/verdict-llm/verdict/internal/samples"
+	"github.com/verdict-llm/verdict/internal/spill"
 	"github.com/verdict-llm/verdict/schemas"
 	"github.com/verdict-llm/verdict/stats"
 )
@@ -108,7 +111,10 @@ func ComputeStats(ctx context.Context, dirs []string, o StatsOptions) ([]RunStat
 		if err != nil {
 			return nil, err
 		}
-		runs, err := samples.Load(ctx, b, o.HasSLO)
+		// Without intervals nothing is resampled, so the observations are
+		// held with bounded memory (spilled to disk past a million values).
+		runs, err := samples.Load(ctx, b, samples.Options{Metrics: o.Metrics, Goodput: o.HasSLO, GoodputGaps: o.SLO.ITL > 0,
+			Bounded: o.Confidence <= 0})
 		if err != nil {
 			return nil, err
 		}
@@ -137,12 +143,21 @@ func ComputeStats(ctx context.Context, dirs []string, o StatsOptions) ([]RunStat
 				ids = samples.Metrics
 			}
 			for _, id := range ids {
-				xs := r.Values[id]
-				if len(xs) == 0 {
+				var m MetricStats
+				if f := r.Series[id]; f != nil && f.Len() > 0 {
+					m, err = boundedStats(id, f, o)
+					if err != nil {
+						r.Close()
+						return nil, err
+					}
+				} else if xs := r.Values[id]; len(xs) > 0 {
+					m = metricStats(id, xs, o)
+				} else {
 					continue
 				}
-				rs.Metrics = append(rs.Metrics, metricStats(id, xs, o))
+				rs.Metrics = append(rs.Metrics, m)
 			}
+			r.Close()
 			if o.HasSLO {
 				if !r.Run.DurationS.OK {
 					rs.Notes = append(rs.Notes, "goodput rate: the run's duration is unknown")
@@ -156,11 +171,36 @@ func ComputeStats(ctx context.Context, dirs []string, o StatsOptions) ([]RunStat
 	return out, nil
 }
 
+// boundedStats computes mean, standard deviation and exact percentiles of
+// a series held with bounded memory, without intervals.
+func boundedStats(id string, f *spill.Floats, o StatsOptions) (MetricStats, error) {
+	def, _ := schemas.Lookup(id)
+	ms := MetricStats{Metric: id, Definition: def.Summary(), Unit: def.Unit, N: int(f.Len()), Method: o.Method,
+		Std: f.StdDev(0), Mean: Estimate{Value: f.Mean(), Lo: math.NaN(), Hi: math.NaN()}}
+	ps := make([]float64, len(o.Percentiles))
+	for i, p := range o.Percentiles {
+		ps[i] = p / 100
+	}
+	qs, err := f.Quantiles(ps, o.Method)
+	if err != nil {
+		return ms, err
+	}
+	for i, p := range o.Percentiles {
+		ms.Quantiles = append(ms.Quantiles, Estimate{Percentile: p, Value: qs[i], Lo: math.NaN(), Hi: math.NaN()})
+	}
+	return ms, nil
+}
+
+// metricStats computes the statistics of an in-memory series with
+// bootstrap intervals. xs is sorted in place (after the mean is taken in
+// the original order, as numpy sums).
 func metricStats(id string, xs []float64, o StatsOptions) MetricStats {
 	def, _ := schemas.Lookup(id)
-	sorted := slices.Sorted(slices.Values(xs))
 	ms := MetricStats{Metric: id, Definition: def.Summary(), Unit: def.Unit, N: len(xs), Method: o.Method,
 		Std: stats.StdDev(xs, 0)}
+	mean := stats.Mean(xs)
+	slices.Sort(xs)
+	sorted := xs
 	bo := stats.DefaultBootstrap
 	bo.Confidence, bo.Resamples, bo.Seed = o.Confidence, o.Resamples, o.Seed
 	est := func(s stats.Statistic, value float64, pct float64) Estimate {
@@ -178,11 +218,30 @@ func metricStats(id string, xs []float64, o StatsOptions) MetricStats {
 		}
 		return e
 	}
-	ms.Mean = est(stats.MeanStatistic(), stats.Mean(xs), 0)
+	if len(xs) > maxMeanBootstrap && o.Confidence > 0 {
+		// Resampling a mean costs n random reads per replicate (minutes
+		// at a million values) and adds nothing the central limit theorem
+		// does not give at this size: use Student's t interval.
+		ms.Mean = tInterval(xs, mean, o.Confidence)
+	} else {
+		ms.Mean = est(stats.MeanStatistic(), mean, 0)
+	}
 	for _, p := range o.Percentiles {
 		ms.Quantiles = append(ms.Quantiles, est(stats.QuantileStatistic(p/100, o.Method), stats.Quantile(sorted, p/100, o.Method), p))
 	}
 	return ms
+}
+
+// maxMeanBootstrap is the largest sample whose mean is bootstrapped.
+const maxMeanBootstrap = 10000
+
+// tInterval is the Student's t interval of a mean.
+func tInterval(xs []float64, mean, confidence float64) Estimate {
+	n := float64(len(xs))
+	sd := stats.StdDev(xs, 1)
+	t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: n - 1}.Quantile(0.5 + confidence/2)
+	h := t * sd / math.Sqrt(n)
+	return Estimate{Value: mean, Lo: mean - h, Hi: mean + h, Confidence: confidence, Method: "t"}
 }
 
 // estimateText renders a value with its interval, all three in the
@@ -224,8 +283,8 @@ func StatsTables(rs []RunStats, o StatsOptions) []*Table {
 			}
 		}
 		if o.Confidence > 0 {
-			t.Notes = append(t.Notes, fmt.Sprintf("[lo, hi]: %g%% bootstrap intervals (BCa, %d resamples, seed %d); percentiles read with the %s method; over successful requests of the profiling phase",
-				100*o.Confidence, o.Resamples, o.Seed, o.Method))
+			t.Notes = append(t.Notes, fmt.Sprintf("[lo, hi]: %g%% bootstrap intervals (BCa, %d resamples, seed %d; means of more than %d values: Student's t); percentiles read with the %s method; over successful requests of the profiling phase",
+				100*o.Confidence, o.Resamples, o.Seed, maxMeanBootstrap, o.Method))
 		}
 		if g := r.Goodput; g != nil {
 			t.Notes = append(t.Notes, fmt.Sprintf("goodput: %d of %d requests (%d successful) met the SLO: share %s, rate %s",

@@ -8,9 +8,19 @@ import (
 	"context"
 	"os"
 	"os/signal"
+	"runtime/debug"
 )
 
+// softMemoryLimit caps the Go heap softly. verdict's live data are
+// bounded by design (per-request data stream and spill to disk); the limit
+// keeps garbage from growing the process past that. GOMEMLIMIT overrides
+// it, e.g. for bootstrap intervals over tens of millions of observations.
+const softMemoryLimit = 192 << 20
+
 func main() {
+	if _, set := os.LookupEnv("GOMEMLIMIT"); !set {
+		debug.SetMemoryLimit(softMemoryLimit)
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	os.Exit(run(ctx, os.Args, os.Stdout, os.Stderr))

@@ -11,6 +11,7 @@ import (
 	"context"
 	"slices"
 
+	"github.com/verdict-llm/verdict/internal/spill"
 	"github.com/verdict-llm/verdict/schemas"
 	"github.com/verdict-llm/verdict/stats"
 )
@@ -22,8 +23,13 @@ var Metrics = []string{"ttft", "ttft_answer", "tpot", "itl_chunk", "e2e", "clien
 // A Run is one run with its observations.
 type Run struct {
 	Run schemas.Run
-	// Values maps a definition ID to the run's observations of it.
+	// Values maps a definition ID to the run's observations of it (unless
+	// Options.Bounded).
 	Values map[string][]float64
+	// Series holds the observations with bounded memory instead of
+	// Values when Options.Bounded: exact quantiles, mean and standard
+	// deviation whatever the size, but no resampling.
+	Series map[string]*spill.Floats
 	// Requests holds what goodput needs, one entry per profiling request
 	// (failed ones included).
 	Requests []stats.Request
@@ -32,9 +38,33 @@ type Run struct {
 	RequestRows int
 }
 
-// Load reads every run of a bundle with its observations. When goodput is
-// false, Requests is left empty to save memory.
-func Load(ctx context.Context, b *schemas.Bundle, goodput bool) ([]*Run, error) {
+// Options say what Load keeps.
+type Options struct {
+	// Metrics are the definition IDs to collect; nil means all of Metrics.
+	Metrics []string
+	// Goodput keeps Requests for goodput (with chunk gaps only when the
+	// caller's SLO has an ITL limit, GoodputGaps).
+	Goodput, GoodputGaps bool
+	// Bounded fills Series instead of Values (see Run). Close the runs'
+	// series when done.
+	Bounded bool
+}
+
+// Close releases the run's spilled series.
+func (r *Run) Close() {
+	for _, f := range r.Series {
+		f.Close()
+	}
+}
+
+// Load reads every run of a bundle with the observations o asks for. Only
+// the requested series are held, so asking for TTFT alone costs 8 bytes per
+// request whatever the chunk count.
+func Load(ctx context.Context, b *schemas.Bundle, o Options) ([]*Run, error) {
+	want := map[string]bool{}
+	for _, id := range Metrics {
+		want[id] = o.Metrics == nil || slices.Contains(o.Metrics, id)
+	}
 	runs, err := b.Runs(ctx)
 	if err != nil {
 		return nil, err
@@ -42,7 +72,7 @@ func Load(ctx context.Context, b *schemas.Bundle, goodput bool) ([]*Run, error) 
 	out := make([]*Run, len(runs))
 	byID := map[string]*Run{}
 	for i := range runs {
-		out[i] = &Run{Run: runs[i], Values: map[string][]float64{}}
+		out[i] = &Run{Run: runs[i], Values: map[string][]float64{}, Series: map[string]*spill.Floats{}}
 		byID[runs[i].ID] = out[i]
 	}
 	err = b.Requests(ctx, func(q *schemas.Request) error {
@@ -55,9 +85,9 @@ func Load(ctx context.Context, b *schemas.Bundle, goodput bool) ([]*Run, error) 
 			return nil
 		}
 		ok := q.Status == schemas.StatusOK
-		if goodput {
+		if o.Goodput {
 			req := stats.Request{Success: ok, TTFT: q.TTFTS.V, E2E: q.E2ES.V, OutputTokens: int(q.OutputTokens.V)}
-			if ok && q.ChunkGapsS != nil {
+			if ok && o.GoodputGaps && q.ChunkGapsS != nil {
 				req.ChunkGaps = slices.Clone(q.ChunkGapsS)
 			}
 			r.Requests = append(r.Requests, req)
@@ -65,9 +95,24 @@ func Load(ctx context.Context, b *schemas.Bundle, goodput bool) ([]*Run, error) 
 		if !ok {
 			return nil
 		}
-		add := func(id string, o schemas.Opt[float64]) {
-			if o.OK {
-				r.Values[id] = append(r.Values[id], o.V)
+		var addErr error
+		push := func(id string, v float64) {
+			if !o.Bounded {
+				r.Values[id] = append(r.Values[id], v)
+				return
+			}
+			f := r.Series[id]
+			if f == nil {
+				f = &spill.Floats{}
+				r.Series[id] = f
+			}
+			if err := f.Add(v); err != nil && addErr == nil {
+				addErr = err
+			}
+		}
+		add := func(id string, v schemas.Opt[float64]) {
+			if v.OK && want[id] {
+				push(id, v.V)
 			}
 		}
 		add("ttft", q.TTFTS)
@@ -75,20 +120,22 @@ func Load(ctx context.Context, b *schemas.Bundle, goodput bool) ([]*Run, error) 
 		add("e2e", q.E2ES)
 		add("client_queue", q.QueueS)
 		if q.InputTokens.OK {
-			r.Values["input_tokens"] = append(r.Values["input_tokens"], float64(q.InputTokens.V))
+			add("input_tokens", schemas.Some(float64(q.InputTokens.V)))
 		}
 		if q.OutputTokens.OK {
-			r.Values["output_tokens"] = append(r.Values["output_tokens"], float64(q.OutputTokens.V))
+			add("output_tokens", schemas.Some(float64(q.OutputTokens.V)))
 			// TPOT as vLLM defines it, over requests with more than one
 			// output token.
 			if q.TTFTS.OK && q.E2ES.OK && q.OutputTokens.V > 1 {
-				r.Values["tpot"] = append(r.Values["tpot"], (q.E2ES.V-q.TTFTS.V)/float64(q.OutputTokens.V-1))
+				add("tpot", schemas.Some((q.E2ES.V-q.TTFTS.V)/float64(q.OutputTokens.V-1)))
 			}
 		}
-		if len(q.ChunkGapsS) > 0 {
-			r.Values["itl_chunk"] = append(r.Values["itl_chunk"], q.ChunkGapsS...)
+		if len(q.ChunkGapsS) > 0 && want["itl_chunk"] {
+			for _, g := range q.ChunkGapsS {
+				push("itl_chunk", g)
+			}
 		}
-		return nil
+		return addErr
 	})
 	return out, err
 }

@@ -109,6 +109,17 @@ func (f *Floats) spill() error {
 	return nil
 }
 
+// Values returns the values when they are held in memory (ok is false
+// once they spilled). The slice is the sample's own storage, in insertion
+// order until Quantiles sorts it; callers may sort it but not otherwise
+// change it.
+func (f *Floats) Values() (xs []float64, ok bool) {
+	if f.file != nil {
+		return nil, false
+	}
+	return f.mem, true
+}
+
 // Len is the number of values.
 func (f *Floats) Len() int64 { return f.n }
 

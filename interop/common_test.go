@@ -1,0 +1,5 @@
+package interop
+
+import "github.com/verdict-llm/verdict/schemas"
+
+var bundleOverwrite = schemas.BundleOptions{Overwrite: true}
