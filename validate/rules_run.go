@@ -399,7 +399,7 @@ func checkSampleSize(c *checker, s subject) outcome {
 		o.note(fmt.Sprintf("%d percentile claims have enough samples", len(order)))
 		return o
 	}
-	var parts, fields, values, metrics []string
+	var parts, values, metrics []string
 	for _, cl := range claims {
 		need := stats.EarlyStoppingH(1, cl.p/100) + 1
 		var over []string
@@ -411,11 +411,10 @@ func checkSampleSize(c *checker, s subject) outcome {
 			}
 		}
 		parts = append(parts, fmt.Sprintf("%s needs %d (%s)", pctText(cl.p), need, strings.Join(over, ", ")))
-		fields = append(fields, pctText(cl.p))
 	}
 	f := s.finding(fmt.Sprintf("percentiles claimed with fewer samples than MLPerf early stopping needs to bound them at 99%% confidence: %s; such a percentile is little more than the largest values seen",
 		strings.Join(parts, "; ")))
-	f.Metric, f.Fields, f.Values = strings.Join(metrics, ", "), fields, values
+	f.Metric, f.Values = strings.Join(metrics, ", "), values
 	o.add(f)
 	return o
 }
