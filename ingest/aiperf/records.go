@@ -126,7 +126,7 @@ type recordReader struct {
 	cancel bool
 	errTxt string
 	bad    *schemas.Rejection
-	record string
+	idx    int64
 }
 
 func newRecordReader(ctx context.Context, in *ingest.Input, sink ingest.Sink, runID string) *recordReader {
@@ -192,8 +192,15 @@ func (r *recordReader) read() error {
 }
 
 func (r *recordReader) reject(p jsonscan.Pos, field, reason string) {
+	r.rejectIn(p, field, nil, "", reason)
+}
+
+// rejectIn rejects the record for the field a+b+c; the name is built only
+// for the first problem, so the hot path allocates nothing.
+func (r *recordReader) rejectIn(p jsonscan.Pos, a string, b []byte, c, reason string) {
 	if r.bad == nil {
-		r.bad = &schemas.Rejection{Table: schemas.TableRequests, Line: p.Line, Column: p.Col, Record: r.record, Field: field, Reason: reason}
+		r.bad = &schemas.Rejection{Table: schemas.TableRequests, Line: p.Line, Column: p.Col,
+			Record: "record " + strconv.FormatInt(r.idx, 10), Field: a + string(b) + c, Reason: reason}
 	}
 }
 
@@ -205,7 +212,7 @@ func (r *recordReader) line(b []byte, line int, off int64) error {
 	}
 	idx := r.rows
 	r.rows++
-	r.record = "record " + strconv.FormatInt(idx, 10)
+	r.idx = idx
 	r.has = [nSlots]bool{}
 	r.icl, r.hasICL = r.icl[:0], false
 	r.hasSt, r.hasEnd, r.phase, r.cancel, r.errTxt, r.bad = false, false, "", false, "", nil
@@ -350,11 +357,11 @@ func (r *recordReader) metadata(open jsonscan.Token) error {
 			if string(key) == "timestamp_ns" {
 				r.devLayout = true
 			}
-			if n, ok := r.epoch(v, "metadata."+string(key)); ok {
+			if n, ok := r.epoch(v, key); ok {
 				r.start, r.hasSt = n, true
 			}
 		case "request_end_ns":
-			if n, ok := r.epoch(v, "metadata.request_end_ns"); ok {
+			if n, ok := r.epoch(v, key); ok {
 				r.end, r.hasEnd = n, true
 			}
 		case "benchmark_phase", "credit_phase":
@@ -367,11 +374,11 @@ func (r *recordReader) metadata(open jsonscan.Token) error {
 				case "warmup", "warm_up", "warm-up":
 					r.phase = schemas.PhaseWarmup
 				default:
-					r.reject(v.Pos, "metadata."+string(key), fmt.Sprintf("unknown benchmark phase %q", p))
+					r.rejectIn(v.Pos, "metadata.", key, "", fmt.Sprintf("unknown benchmark phase %q", p))
 				}
 			case jsonscan.Null:
 			default:
-				r.reject(v.Pos, "metadata."+string(key), "expected a string, found "+v.Kind.String())
+				r.rejectIn(v.Pos, "metadata.", key, "", "expected a string, found "+v.Kind.String())
 			}
 		case "was_cancelled":
 			r.cancel = v.Kind == jsonscan.True
@@ -390,7 +397,7 @@ func (r *recordReader) metadata(open jsonscan.Token) error {
 
 // epoch reads integer nanoseconds (never through float64); null is
 // absent.
-func (r *recordReader) epoch(v jsonscan.Token, field string) (int64, bool) {
+func (r *recordReader) epoch(v jsonscan.Token, key []byte) (int64, bool) {
 	switch v.Kind {
 	case jsonscan.Null:
 		return 0, false
@@ -400,7 +407,7 @@ func (r *recordReader) epoch(v jsonscan.Token, field string) (int64, bool) {
 			return n, true
 		}
 	}
-	r.reject(v.Pos, field, "expected integer nanoseconds since the epoch, found "+tokText(v))
+	r.rejectIn(v.Pos, "metadata.", key, "", "expected integer nanoseconds since the epoch, found "+tokText(v))
 	return 0, false
 }
 
@@ -462,7 +469,7 @@ func (r *recordReader) metrics(open jsonscan.Token) error {
 			continue
 		}
 		if v.Kind != jsonscan.BeginObject {
-			r.reject(v.Pos, "metrics."+string(tag), "expected {value, unit}, found "+v.Kind.String())
+			r.rejectIn(v.Pos, "metrics.", tag, "", "expected {value, unit}, found "+v.Kind.String())
 			if err := sc.Skip(v); err != nil {
 				return err
 			}
@@ -482,13 +489,6 @@ func (r *recordReader) metric(tag []byte, slot int, isICL bool) error {
 	haveV, haveU := false, false
 	var unit [16]byte
 	var ulen int
-	field := ""
-	fieldName := func(suffix string) string {
-		if field == "" {
-			field = "metrics." + string(tag)
-		}
-		return field + suffix
-	}
 	mark := len(r.icl)
 	for {
 		k, err := sc.Next()
@@ -519,7 +519,7 @@ func (r *recordReader) metric(tag []byte, slot int, isICL bool) error {
 					if e.Kind == jsonscan.EndArray {
 						break
 					}
-					g, ok := r.finite(e, fieldName(".value"))
+					g, ok := r.finite(e, tag)
 					if !ok {
 						if err := sc.Skip(e); err != nil {
 							return err
@@ -530,12 +530,12 @@ func (r *recordReader) metric(tag []byte, slot int, isICL bool) error {
 				}
 				haveV = true
 			case !isICL && v.Kind == jsonscan.Number:
-				if g, ok := r.finite(v, fieldName(".value")); ok {
+				if g, ok := r.finite(v, tag); ok {
 					f, haveV = g, true
 				}
 			case v.Kind == jsonscan.Null:
 			default:
-				r.reject(v.Pos, fieldName(".value"), "expected a number, found "+v.Kind.String())
+				r.rejectIn(v.Pos, "metrics.", tag, ".value", "expected a number, found "+v.Kind.String())
 				if err := sc.Skip(v); err != nil {
 					return err
 				}
@@ -546,7 +546,7 @@ func (r *recordReader) metric(tag []byte, slot int, isICL bool) error {
 				ulen = copy(unit[:], v.Raw[1:len(v.Raw)-1])
 				haveU = true
 			} else {
-				r.reject(v.Pos, fieldName(".unit"), "expected a unit string, found "+tokText(v))
+				r.rejectIn(v.Pos, "metrics.", tag, ".unit", "expected a unit string, found "+tokText(v))
 				if err := sc.Skip(v); err != nil {
 					return err
 				}
@@ -565,7 +565,7 @@ func (r *recordReader) metric(tag []byte, slot int, isICL bool) error {
 	if isICL || isTimeSlot(slot) {
 		div := timeDiv(u)
 		if !haveU || div == 0 {
-			r.reject(upos, fieldName(".unit"), fmt.Sprintf("expected a time unit, found %q", u))
+			r.rejectIn(upos, "metrics.", tag, ".unit", fmt.Sprintf("expected a time unit, found %q", string(u)))
 			return nil
 		}
 		if isICL {
@@ -579,26 +579,26 @@ func (r *recordReader) metric(tag []byte, slot int, isICL bool) error {
 		return nil
 	}
 	if haveU && string(u) != "tokens" {
-		r.reject(upos, fieldName(".unit"), fmt.Sprintf("expected tokens, found %q", u))
+		r.rejectIn(upos, "metrics.", tag, ".unit", fmt.Sprintf("expected tokens, found %q", string(u)))
 		return nil
 	}
 	if f != math.Trunc(f) || f > 1<<53 {
-		r.reject(fpos, fieldName(".value"), "expected a whole number of tokens, found "+strconv.FormatFloat(f, 'g', -1, 64))
+		r.rejectIn(fpos, "metrics.", tag, ".value", "expected a whole number of tokens, found "+strconv.FormatFloat(f, 'g', -1, 64))
 		return nil
 	}
 	r.vals[slot], r.has[slot] = f, true
 	return nil
 }
 
-// finite parses a non-negative finite number.
-func (r *recordReader) finite(t jsonscan.Token, field string) (float64, bool) {
+// finite parses a non-negative finite number of metrics.<tag>.value.
+func (r *recordReader) finite(t jsonscan.Token, tag []byte) (float64, bool) {
 	if t.Kind != jsonscan.Number {
-		r.reject(t.Pos, field, "expected a number, found "+t.Kind.String())
+		r.rejectIn(t.Pos, "metrics.", tag, ".value", "expected a number, found "+t.Kind.String())
 		return 0, false
 	}
 	f, err := jsonscan.Float(t.Raw)
 	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) || f < 0 {
-		r.reject(t.Pos, field, "expected a finite non-negative number, found "+tokText(t))
+		r.rejectIn(t.Pos, "metrics.", tag, ".value", "expected a finite non-negative number, found "+tokText(t))
 		return 0, false
 	}
 	return f, true
