@@ -533,3 +533,22 @@ func FuzzRead(f *testing.F) {
 		}
 	})
 }
+
+// TestFormatOverride: --format aiperf reads a file whatever detection
+// would say, and refuses a file of another tool with a positioned error.
+func TestFormatOverride(t *testing.T) {
+	opts := ingest.Options{Formats: all.Formats(), Format: "aiperf"}
+	sum, err := ingest.ToBundle(context.Background(), []string{"testdata/records_bad.jsonl"}, filepath.Join(t.TempDir(), "b"), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := sum.Totals(schemas.TableRequests)
+	if c.Read != 11 || c.Ingested != 3 || c.Rejected != 8 || sum.Manifest.Sources[0].ToolVersion != "0.2.x or later" {
+		t.Errorf("counts %+v, source %+v", c, sum.Manifest.Sources[0])
+	}
+	_, err = ingest.ToBundle(context.Background(), []string{"testdata/side_by_side/vllm_serve_detailed.json"}, filepath.Join(t.TempDir(), "c"), opts)
+	var ie *ingest.Error
+	if !errors.As(err, &ie) || !strings.Contains(err.Error(), "not an AIPerf file") {
+		t.Errorf("vLLM file read as AIPerf: %v", err)
+	}
+}
