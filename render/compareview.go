@@ -2,15 +2,18 @@ package render
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"math"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/verdict-llm/verdict/internal/samples"
 	"github.com/verdict-llm/verdict/schemas"
 	"github.com/verdict-llm/verdict/stats"
+	"github.com/verdict-llm/verdict/validate"
 )
 
 // CompareOptions configure the comparison view.
@@ -18,7 +21,17 @@ type CompareOptions struct {
 	StatsOptions
 	// Alpha is the significance level of the Mann-Whitney test.
 	Alpha float64
+	// Validate configures the validation that decides whether the two
+	// bundles may be compared at all (Compare is set by the view).
+	Validate validate.Options
+	// Force prints the numbers even when validation says the runs are not
+	// comparable (the result still fails).
+	Force bool
 }
+
+// ErrNotComparable is returned (wrapped) by Compare when validation says
+// the bundles may not be compared, or its gate fails.
+var ErrNotComparable = errors.New("the runs may not be compared")
 
 // A Pair is two runs compared, old and new.
 type Pair struct {
@@ -217,18 +230,63 @@ func DefaultStatsConfidence(c float64) float64 {
 	return c
 }
 
-// Compare writes the comparison of two bundles.
+// Compare writes the comparison of two bundles, with the validation
+// verdict on top. When validation says they are not comparable it prints
+// the verdict and its findings and no numbers (unless o.Force), and
+// returns an error wrapping ErrNotComparable; a failed gate is returned
+// the same way after the numbers.
 func Compare(ctx context.Context, w io.Writer, oldDir, newDir string, o CompareOptions, f Format) error {
-	pairs, unpaired, err := ComputeComparison(ctx, oldDir, newDir, o)
+	vo := o.Validate
+	vo.Compare = true
+	report, err := validate.ValidateBundles(ctx, []string{oldDir, newDir}, vo)
 	if err != nil {
 		return err
 	}
-	if f == JSON {
-		return WriteJSON(w, struct {
-			Options  StatsOptionsJSON `json:"options"`
-			Pairs    []Pair           `json:"pairs"`
-			Unpaired []string         `json:"unpaired"`
-		}{o.json(), pairs, unpaired})
+	refuse := report.Verdict == validate.NotComparable && !o.Force
+	var pairs []Pair
+	var unpaired []string
+	if !refuse {
+		if pairs, unpaired, err = ComputeComparison(ctx, oldDir, newDir, o); err != nil {
+			return err
+		}
 	}
-	return Write(w, f, CompareTables(pairs, unpaired, o))
+	if f == JSON {
+		if err := WriteJSON(w, struct {
+			Validation *validate.Report `json:"validation"`
+			Refused    bool             `json:"refused"`
+			Options    StatsOptionsJSON `json:"options"`
+			Pairs      []Pair           `json:"pairs"`
+			Unpaired   []string         `json:"unpaired"`
+		}{report, refuse, o.json(), pairs, unpaired}); err != nil {
+			return err
+		}
+	} else {
+		var tables []*Table
+		for _, t := range ValidateTables(report) {
+			if strings.HasPrefix(t.Title, "Verdict") || strings.HasPrefix(t.Title, "Findings") {
+				tables = append(tables, t)
+			}
+		}
+		if refuse {
+			tables[0].Notes = append(tables[0].Notes, "Refusing to compare: validation says these runs are not comparable (see the findings). --force prints the numbers anyway.")
+		} else {
+			if report.Verdict == validate.NotComparable {
+				tables[0].Notes = append(tables[0].Notes, "NOT COMPARABLE: the numbers below are printed because of --force and must not be used to pick a winner.")
+			}
+			if report.Verdict == validate.Incomplete {
+				tables[0].Notes = append(tables[0].Notes, "INCOMPLETE: evidence is missing (see the findings); the numbers below do not make either side a winner.")
+			}
+			tables = append(tables, CompareTables(pairs, unpaired, o)...)
+		}
+		if err := Write(w, f, tables); err != nil {
+			return err
+		}
+	}
+	switch {
+	case report.Verdict == validate.NotComparable:
+		return fmt.Errorf("%w: %s", ErrNotComparable, report.Verdict.Text())
+	case !report.Pass:
+		return fmt.Errorf("%w: the validation gate failed: %s", ErrNotComparable, strings.Join(report.Gate, "; "))
+	}
+	return nil
 }

@@ -2,10 +2,13 @@ package main
 
 import (
 	"context"
+	"errors"
+	"fmt"
 
 	"github.com/urfave/cli/v3"
 
 	"github.com/verdict-llm/verdict/render"
+	"github.com/verdict-llm/verdict/validate"
 )
 
 func compareCommand() *cli.Command {
@@ -14,7 +17,11 @@ func compareCommand() *cli.Command {
 		Name:      "compare",
 		Usage:     "compare two bundles metric by metric, benchstat-style",
 		ArgsUsage: "OLD NEW",
-		Description: `Pairs the runs of OLD and NEW (the only run of each, or runs with the same
+		Description: `First validates the two bundles as a comparison (as verdict validate
+--compare does) and prints the verdict with its findings. When validation
+says the runs are not comparable, no numbers are printed (--force prints
+them anyway) and the exit status is 1; it is also 1 when the validation gate
+fails. Then pairs the runs of OLD and NEW (the only run of each, or runs with the same
 scenario, arrival process, request rate and concurrency limit) and, for
 each metric observed in both and each percentile, prints the old and new
 values with bootstrap intervals, the change with its interval, and the
@@ -33,6 +40,8 @@ Examples:
 			&cli.IntFlag{Name: "resamples", Value: def.Resamples, Usage: "bootstrap resamples"},
 			&cli.Uint64Flag{Name: "seed", Value: def.Seed, Usage: "bootstrap seed"},
 			&cli.FloatFlag{Name: "alpha", Value: 0.05, Usage: "significance level of the test"},
+			&cli.StringFlag{Name: "policy", Usage: "validation policy `FILE` (YAML), as for verdict validate", TakesFile: true},
+			&cli.BoolFlag{Name: "force", Usage: "print the numbers even when the runs are not comparable (still exits 1)"},
 			formatFlag("table"),
 		},
 		Action: func(ctx context.Context, cmd *cli.Command) error {
@@ -50,7 +59,19 @@ Examples:
 			if a <= 0 || a >= 1 {
 				return usage("--alpha %v: want a level in (0, 1)", a)
 			}
-			return render.Compare(ctx, cmd.Root().Writer, cmd.Args().Get(0), cmd.Args().Get(1), render.CompareOptions{StatsOptions: so, Alpha: a}, f)
+			co := render.CompareOptions{StatsOptions: so, Alpha: a, Force: cmd.Bool("force")}
+			if path := cmd.String("policy"); path != "" {
+				p, err := validate.LoadPolicy(path)
+				if err != nil {
+					return usage("--policy: %v", err)
+				}
+				co.Validate.Policy = &p
+			}
+			err = render.Compare(ctx, cmd.Root().Writer, cmd.Args().Get(0), cmd.Args().Get(1), co, f)
+			if errors.Is(err, render.ErrNotComparable) {
+				return fmt.Errorf("%w: %w", errGate, err)
+			}
+			return err
 		},
 	}
 }

@@ -15,8 +15,8 @@ func demoBundles(t *testing.T) (string, string) {
 	t.Helper()
 	dir := t.TempDir()
 	a, b := filepath.Join(dir, "a.bundle"), filepath.Join(dir, "b.bundle")
-	for _, x := range [][2]string{{a, "platform-a.json"}, {b, "platform-b.json"}} {
-		if code, _, errs := runCLI(t, "ingest", "-o", x[0], demo+x[1]); code != 0 {
+	for _, x := range [][3]string{{a, "platform-a.json", "a"}, {b, "platform-b.json", "b"}} {
+		if code, _, errs := runCLI(t, "ingest", "--sut", demo+"sut-"+x[2]+".yaml", "--label", "platform="+x[2], "-o", x[0], demo+x[1]); code != 0 {
 			t.Fatalf("ingest: %s", errs)
 		}
 	}
@@ -83,6 +83,9 @@ func TestCompareCommand(t *testing.T) {
 		t.Fatalf("%d %s", code, errs)
 	}
 	cliGolden(t, "compare-demo.table", out)
+	if !strings.HasPrefix(out, "Verdict: comparable with warnings (gate passed)") {
+		t.Errorf("no validation verdict on top: %.200s", out)
+	}
 	// Same prompts on both platforms: input lengths must not differ, and
 	// the slower decode of platform b must.
 	lines := strings.Split(out, "\n")
@@ -128,5 +131,24 @@ func TestExportDataset(t *testing.T) {
 	}
 	if code, out, _ := runCLI(t, "show", ds); code != 0 || !strings.Contains(out, "platform-b.json") {
 		t.Errorf("show dataset: %d", code)
+	}
+}
+
+// TestCompareRefuses: runs that validation says are not comparable get no
+// numbers (unless --force) and exit 1.
+func TestCompareRefuses(t *testing.T) {
+	a, _ := demoBundles(t)
+	other := filepath.Join(t.TempDir(), "other.bundle")
+	if code, _, errs := runCLI(t, "ingest", "-o", other, "../../ingest/vllm/testdata/serve_detailed.json"); code != 0 {
+		t.Fatal(errs)
+	}
+	code, out, errs := runCLI(t, "compare", a, other)
+	if code != 1 || !strings.Contains(out, "Verdict: not comparable") || !strings.Contains(out, "Refusing to compare") ||
+		strings.Contains(out, "Compare vllm-") || !strings.Contains(errs, "may not be compared") {
+		t.Errorf("exit %d\n%s\n%s", code, out, errs)
+	}
+	code, out, _ = runCLI(t, "compare", "--force", "--metric", "ttft", a, other)
+	if code != 1 || !strings.Contains(out, "NOT COMPARABLE") || !strings.Contains(out, "Compare vllm-") {
+		t.Errorf("--force: exit %d\n%s", code, out)
 	}
 }
