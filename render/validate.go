@@ -77,6 +77,14 @@ func ValidateTables(r *validate.Report) []*Table {
 	}
 	out = append(out, fs)
 
+	if r.Mode == validate.ModeBundles && len(r.Runs) > len(r.Bundles) {
+		rt := &Table{Title: "Runs", Columns: []string{"run", "bundle", "tool", "scenario", "verdict"}}
+		for _, ru := range r.Runs {
+			rt.AddRow(T(SafeText(ru.Name)), T(SafeText(orUnknown(ru.Bundle))), T(SafeText(ru.Tool)), T(ru.Scenario),
+				Cell{Text: ru.Verdict.Text(), Value: string(ru.Verdict)})
+		}
+		out = append(out, rt)
+	}
 	if r.Mode == validate.ModeCompare {
 		gt := &Table{Title: "Groups (--group-by " + r.GroupBy + ")", Columns: []string{"group", "runs"}}
 		for _, g := range r.Groups {
