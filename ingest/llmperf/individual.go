@@ -31,6 +31,8 @@ type okRow struct {
 func readIndividual(ctx context.Context, in *ingest.Input, sc *jsonscan.Scanner, open jsonscan.Token, sink ingest.Sink) error {
 	runID := ingest.RunID("llmperf", in.SHA256, 0)
 	var (
+		q        schemas.Request // reused: the sink copies what it keeps
+		ms       []member
 		rows     []okRow
 		n        int
 		failed   int
@@ -53,23 +55,26 @@ func readIndividual(ctx context.Context, in *ingest.Input, sc *jsonscan.Scanner,
 				return err
 			}
 		}
-		where := fmt.Sprintf("request %d", i)
 		if tok.Kind != jsonscan.BeginObject {
 			if err := sc.Skip(tok); err != nil {
 				return syntaxErr(in.Path, err)
 			}
-			sink.Reject(schemas.Rejection{Table: schemas.TableRequests, Line: tok.Pos.Line, Column: tok.Pos.Col, Record: where,
+			sink.Reject(schemas.Rejection{Table: schemas.TableRequests, Line: tok.Pos.Line, Column: tok.Pos.Col, Record: fmt.Sprintf("request %d", i),
 				Reason: "expected a response object, found " + tok.Kind.String()})
 			rejected++
 			continue
 		}
-		ms, err := readObject(sc, in.Path)
+		ms, err = readObject(sc, in.Path, ms, false)
 		if err != nil {
 			return err
 		}
-		row, q, rej := parseResponse(runID, i, ms, tok)
+		var (
+			row okRow
+			rej *schemas.Rejection
+		)
+		row, q, rej = parseResponse(runID, i, ms, tok)
 		if rej != nil {
-			rej.Record = where
+			rej.Record = fmt.Sprintf("request %d", i)
 			sink.Reject(*rej)
 			rejected++
 			continue
@@ -130,6 +135,9 @@ func readIndividual(ctx context.Context, in *ingest.Input, sc *jsonscan.Scanner,
 func codeOf(ms []member) string {
 	for _, m := range ms {
 		if m.key == "error_code" {
+			if m.kind == jsonscan.Number && !m.numErr {
+				return strconv.FormatFloat(m.num, 'g', -1, 64)
+			}
 			return m.text
 		}
 	}
@@ -144,21 +152,26 @@ func parseResponse(runID string, i int, ms []member, open jsonscan.Token) (okRow
 	bad := func(m member, reason string) *schemas.Rejection {
 		return &schemas.Rejection{Table: schemas.TableRequests, Line: m.pos.Line, Column: m.pos.Col, Field: m.key, Reason: reason}
 	}
-	seen := map[string]member{}
-	for _, m := range ms {
-		seen[m.key] = m
+	// lookup returns the last member with the key, as Python's json keeps.
+	lookup := func(key string) (member, bool) {
+		for i := len(ms) - 1; i >= 0; i-- {
+			if ms[i].key == key {
+				return ms[i], true
+			}
+		}
+		return member{}, false
 	}
-	if _, ok := seen["end_to_end_latency_s"]; !ok {
-		if _, ok := seen["ttft_s"]; !ok {
+	if _, ok := lookup("end_to_end_latency_s"); !ok {
+		if _, ok := lookup("ttft_s"); !ok {
 			return row, q, &schemas.Rejection{Table: schemas.TableRequests, Line: open.Pos.Line, Column: open.Pos.Col,
 				Reason: "not an LLMPerf response: no ttft_s or end_to_end_latency_s"}
 		}
 	}
 	errMsg := ""
-	if m, ok := seen["error_msg"]; ok && m.kind == jsonscan.String {
+	if m, ok := lookup("error_msg"); ok && m.kind == jsonscan.String {
 		errMsg = m.text
 	}
-	if m, ok := seen["error_code"]; ok && m.kind != jsonscan.Null {
+	if m, ok := lookup("error_code"); ok && m.kind != jsonscan.Null {
 		if m.kind != jsonscan.Number && m.kind != jsonscan.String {
 			return row, q, bad(m, "expected an error code or null, found "+m.kind.String())
 		}
@@ -170,7 +183,7 @@ func parseResponse(runID string, i int, ms []member, open jsonscan.Token) (okRow
 	}
 	// value reads a non-negative number; NaN (pandas) and null are missing.
 	value := func(key string) (float64, bool, *schemas.Rejection) {
-		m, ok := seen[key]
+		m, ok := lookup(key)
 		if !ok || m.kind == jsonscan.Null {
 			return 0, false, nil
 		}
@@ -181,14 +194,15 @@ func parseResponse(runID string, i int, ms []member, open jsonscan.Token) (okRow
 		case math.IsNaN(f):
 			return 0, false, nil
 		case math.IsInf(f, 0) || f < 0:
-			return 0, false, bad(m, "expected a finite non-negative number, found "+m.text)
+			return 0, false, bad(m, "expected a finite non-negative number, found "+m.valueText())
 		}
 		return f, true, nil
 	}
 	integer := func(key string) (float64, bool, *schemas.Rejection) {
 		f, ok, rej := value(key)
 		if rej == nil && ok && (f != math.Trunc(f) || f > 1<<53) {
-			return 0, false, bad(seen[key], "expected a whole token count, found "+seen[key].text)
+			m, _ := lookup(key)
+			return 0, false, bad(m, "expected a whole token count, found "+strconv.FormatFloat(f, 'g', -1, 64))
 		}
 		return f, ok, rej
 	}
@@ -202,7 +216,7 @@ func parseResponse(runID string, i int, ms []member, open jsonscan.Token) (okRow
 	if row.rate, row.hasRate, rej = value("request_output_throughput_token_per_s"); rej != nil {
 		return row, q, rej
 	}
-	if m, ok := seen["inter_token_latency_s"]; ok && m.kind == jsonscan.BeginArray {
+	if m, ok := lookup("inter_token_latency_s"); ok && m.kind == jsonscan.BeginArray {
 		if m.listBad {
 			return row, q, bad(m, "expected a list of numbers")
 		}
@@ -293,27 +307,39 @@ func individualEra(rows []okRow, lists bool) era {
 // token_benchmark_ray.py does: over successful requests, NaNs dropped,
 // pandas quantiles (linear), mean, min, max and std with ddof 1.
 func emitComputed(runID string, e era, rows []okRow, sink ingest.Sink) error {
-	cols := []struct {
-		id   string
-		vals func(okRow) ([]float64, bool)
-	}{
-		{e.itlID, func(r okRow) ([]float64, bool) {
-			if r.itlList != nil {
-				return r.itlList, true
-			}
-			return []float64{r.itl}, r.hasITL
-		}},
-		{"ttft", func(r okRow) ([]float64, bool) { return []float64{r.ttft}, r.hasTTFT }},
-		{"e2e", func(r okRow) ([]float64, bool) { return []float64{r.e2e}, r.hasE2E }},
-		{e.rateID, func(r okRow) ([]float64, bool) { return []float64{r.rate}, r.hasRate }},
-		{"input_tokens", func(r okRow) ([]float64, bool) { return []float64{r.in}, r.hasIn }},
-		{"output_tokens", func(r okRow) ([]float64, bool) { return []float64{r.out}, r.hasOut }},
-	}
-	for _, c := range cols {
-		var xs []float64
-		for _, r := range rows {
-			if v, ok := c.vals(r); ok {
-				xs = append(xs, v...)
+	ids := []string{e.itlID, "ttft", "e2e", e.rateID, "input_tokens", "output_tokens"}
+	var xs []float64
+	for col, id := range ids {
+		xs = xs[:0]
+		for i := range rows {
+			r := &rows[i]
+			switch col {
+			case 0:
+				if r.itlList != nil {
+					xs = append(xs, r.itlList...)
+				} else if r.hasITL {
+					xs = append(xs, r.itl)
+				}
+			case 1:
+				if r.hasTTFT {
+					xs = append(xs, r.ttft)
+				}
+			case 2:
+				if r.hasE2E {
+					xs = append(xs, r.e2e)
+				}
+			case 3:
+				if r.hasRate {
+					xs = append(xs, r.rate)
+				}
+			case 4:
+				if r.hasIn {
+					xs = append(xs, r.in)
+				}
+			case 5:
+				if r.hasOut {
+					xs = append(xs, r.out)
+				}
 			}
 		}
 		if len(xs) == 0 {
@@ -322,7 +348,7 @@ func emitComputed(runID string, e era, rows []okRow, sink ingest.Sink) error {
 		mean := stats.Mean(xs) // file order, as pandas sums
 		sorted := slices.Clone(xs)
 		slices.Sort(sorted)
-		base := schemas.Metric{RunID: runID, MetricID: c.id, Unit: schemas.MustLookup(c.id).Unit, Source: schemas.SourceComputed,
+		base := schemas.Metric{RunID: runID, MetricID: id, Unit: schemas.MustLookup(id).Unit, Source: schemas.SourceComputed,
 			N: schemas.Some(int64(len(xs)))}
 		add := func(stat, method string, pct schemas.Opt[float64], v float64, note string) error {
 			m := base

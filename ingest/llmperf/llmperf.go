@@ -38,6 +38,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/verdict-llm/verdict/ingest"
@@ -146,15 +147,42 @@ func syntaxErr(path string, err error) error {
 type member struct {
 	key     string
 	kind    jsonscan.Kind
-	text    string
+	text    string // strings, and numbers' text in summaries
+	num     float64
+	numErr  bool // a Number token that does not parse
 	pos     jsonscan.Pos
 	list    []float64
 	listBad bool // an array with a non-number element
 }
 
-// readObject reads a flat object whose '{' was just returned.
-func readObject(sc *jsonscan.Scanner, path string) ([]member, error) {
-	var ms []member
+// valueText is the member's value as text, for messages.
+func (m member) valueText() string {
+	if m.text == "" && m.kind == jsonscan.Number {
+		return strconv.FormatFloat(m.num, 'g', -1, 64)
+	}
+	return m.text
+}
+
+// knownKeys are interned so that reading a response allocates no key
+// strings.
+var knownKeys = []string{"error_code", "error_msg", "inter_token_latency_s", "ttft_s", "end_to_end_latency_s",
+	"request_output_throughput_token_per_s", "number_total_tokens", "number_output_tokens", "number_input_tokens"}
+
+func internKey(b []byte) string {
+	for _, k := range knownKeys {
+		if string(b) == k {
+			return k
+		}
+	}
+	return string(b)
+}
+
+// readObject reads a flat object whose '{' was just returned, appending
+// its members to ms[:0]. keepNumText keeps numbers' text (summaries); the
+// response lists only need their values.
+func readObject(sc *jsonscan.Scanner, path string, ms []member, keepNumText bool) ([]member, error) {
+	ms = ms[:0]
+	var scratch []byte
 	for {
 		k, err := sc.Next()
 		if err != nil {
@@ -163,10 +191,11 @@ func readObject(sc *jsonscan.Scanner, path string) ([]member, error) {
 		if k.Kind == jsonscan.EndObject {
 			return ms, nil
 		}
-		key, err := sc.Text(k)
+		kb, err := jsonscan.Unquote(k.Raw, scratch[:0])
 		if err != nil {
 			return nil, syntaxErr(path, err)
 		}
+		key := internKey(kb)
 		v, err := sc.Next()
 		if err != nil {
 			return nil, syntaxErr(path, err)
@@ -174,11 +203,17 @@ func readObject(sc *jsonscan.Scanner, path string) ([]member, error) {
 		m := member{key: key, kind: v.Kind, pos: v.Pos}
 		switch v.Kind {
 		case jsonscan.String:
-			if m.text, err = sc.Text(v); err != nil {
-				return nil, syntaxErr(path, err)
+			if len(v.Raw) > 2 {
+				if m.text, err = sc.Text(v); err != nil {
+					return nil, syntaxErr(path, err)
+				}
 			}
 		case jsonscan.Number:
-			m.text = string(v.Raw)
+			f, perr := jsonscan.Float(v.Raw)
+			m.num, m.numErr = f, perr != nil
+			if keepNumText || perr != nil || key == "error_code" {
+				m.text = string(v.Raw)
+			}
 		case jsonscan.True, jsonscan.False:
 			m.text = v.Kind.String()
 		case jsonscan.BeginArray:

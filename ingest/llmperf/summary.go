@@ -93,11 +93,10 @@ func (e era) idOf(field string) string {
 func num(m member) (float64, string, bool) {
 	switch m.kind {
 	case jsonscan.Number:
-		f, err := jsonscan.Float([]byte(m.text))
-		if err != nil {
+		if m.numErr {
 			return 0, "bad number " + m.text, false
 		}
-		return f, "", true
+		return m.num, "", true
 	case jsonscan.String:
 		// numpy integers written with json.dump(default=str), e.g. "550"
 		f, err := strconv.ParseFloat(strings.TrimSpace(m.text), 64)
@@ -117,7 +116,7 @@ func truncate(s string) string {
 }
 
 func readSummary(ctx context.Context, in *ingest.Input, sc *jsonscan.Scanner, open jsonscan.Token, sink ingest.Sink) error {
-	ms, err := readObject(sc, in.Path)
+	ms, err := readObject(sc, in.Path, nil, true)
 	if err != nil {
 		return err
 	}
