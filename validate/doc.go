@@ -89,6 +89,8 @@
 // (findings, none failing the gate), "fail" (a finding fails the gate) or
 // "skip" (not applicable; reason says why). A check's subject is
 // "run NAME", "group NAME" or "pair A vs B"; a finding has its check's
-// subject. A finding's values line up with its runs. Effects are
-// "invalid", "not_comparable", "incomplete", "warning" and "info".
+// subject. A finding's values are one per run when it has as many values
+// as runs, and otherwise the evidence in the order of its fields (or of
+// its metrics). Effects are "invalid", "not_comparable", "incomplete",
+// "warning" and "info".
 package validate

@@ -64,8 +64,9 @@ type Finding struct {
 	// Subject is the check's subject: "run NAME", "group NAME" or
 	// "pair A vs B".
 	Subject string `json:"subject"`
-	// Runs are the run names the evidence comes from; Values, when set,
-	// line up with them.
+	// Runs are the run names the evidence comes from. Values are one per
+	// run when there are as many values as runs, and otherwise the
+	// evidence in the order of Fields (or, for several metrics, of Metric).
 	Runs   []string `json:"runs"`
 	Group  string   `json:"group,omitempty"`
 	Metric string   `json:"metric,omitempty"` // a definition ID or a metric family
