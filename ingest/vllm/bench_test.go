@@ -4,46 +4,14 @@ import (
 	"context"
 	"os"
 	"path/filepath"
-	"runtime/metrics"
-	"sync"
 	"testing"
-	"time"
 
 	"github.com/verdict-llm/verdict/ingest"
 	"github.com/verdict-llm/verdict/ingest/vllm"
 	"github.com/verdict-llm/verdict/internal/gen"
+	"github.com/verdict-llm/verdict/internal/memwatch"
 	"github.com/verdict-llm/verdict/schemas"
 )
-
-// peakMemory samples the Go runtime's total mapped memory (the best
-// in-process stand-in for resident memory) until stopped.
-func peakMemory() (stop func() float64) {
-	var mu sync.Mutex
-	var peak uint64
-	done := make(chan struct{})
-	s := []metrics.Sample{{Name: "/memory/classes/total:bytes"}}
-	go func() {
-		t := time.NewTicker(5 * time.Millisecond)
-		defer t.Stop()
-		for {
-			metrics.Read(s)
-			mu.Lock()
-			peak = max(peak, s[0].Value.Uint64())
-			mu.Unlock()
-			select {
-			case <-done:
-				return
-			case <-t.C:
-			}
-		}
-	}()
-	return func() float64 {
-		close(done)
-		mu.Lock()
-		defer mu.Unlock()
-		return float64(peak) / (1 << 20)
-	}
-}
 
 // BenchmarkIngestDetailed1M ingests a generated --save-detailed file of
 // 1,000,000 requests (16 chunks each) into a bundle, through the same
@@ -63,10 +31,10 @@ func BenchmarkIngestDetailed1M(b *testing.B) {
 	b.SetBytes(fi.Size())
 	var peak float64
 	for b.Loop() {
-		stop := peakMemory()
+		stop := memwatch.Start()
 		sum, err := ingest.ToBundle(context.Background(), []string{path}, filepath.Join(dir, "out"),
 			ingest.Options{Formats: []ingest.Format{vllm.Format{}}, Bundle: schemas.BundleOptions{Overwrite: true}})
-		peak = max(peak, stop())
+		peak = max(peak, stop().MappedMiB)
 		if err != nil {
 			b.Fatal(err)
 		}
