@@ -551,7 +551,10 @@ func TestValidate(t *testing.T) {
 		{func(o *Options) { o.Rate = 0 }, "finite rate"},
 		{func(o *Options) { o.Ramp = &Ramp{From: 0, Over: time.Second} }, "ramp"},
 		{func(o *Options) { o.Scenario = schemas.ScenarioOffline }, "server scenario only"},
-		{func(o *Options) { o.Scenario, o.Rate = schemas.ScenarioOffline, 0; o.NumPrompts, o.Duration = 0, time.Second }, "not a duration"},
+		{func(o *Options) {
+			o.Scenario, o.Rate = schemas.ScenarioOffline, 0
+			o.NumPrompts, o.Duration = 0, time.Second
+		}, "not a duration"},
 		{func(o *Options) { o.Scenario, o.Rate = schemas.ScenarioConcurrency, 0 }, "at least 1"},
 		{func(o *Options) { o.Scenario, o.Rate, o.MaxConcurrency = schemas.ScenarioSingleStream, 0, 2 }, "one request in flight"},
 		{func(o *Options) { o.Scenario = "burst" }, "unknown scenario"},
