@@ -275,6 +275,9 @@ func countMembers(sc *jsonscan.Scanner) (int, error) {
 var lenientRe = regexp.MustCompile(`^\{"key": "([A-Za-z0-9_.]+)", "value": "(.*)", "time_ms": [-+0-9.eE]+, "namespace": "[^"]*", "event_type": "[^"]*", "metadata": \{"is_error": (true|false), "is_warning": (true|false)`)
 
 func lenientLine(js []byte, line, lead int) (entry, bool) {
+	trimmed := bytes.TrimLeft(js, " \t")
+	lead += len(js) - len(trimmed)
+	js = trimmed
 	g := lenientRe.FindSubmatch(js)
 	if g == nil {
 		return entry{}, false
@@ -287,7 +290,7 @@ func lenientLine(js []byte, line, lead int) (entry, bool) {
 var keyRe = regexp.MustCompile(`^\{"key": "([A-Za-z0-9_.]+)"`)
 
 func keyOf(js []byte) string {
-	if g := keyRe.FindSubmatch(js); g != nil {
+	if g := keyRe.FindSubmatch(bytes.TrimLeft(js, " \t")); g != nil {
 		return string(g[1])
 	}
 	return ""

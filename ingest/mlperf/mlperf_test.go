@@ -1,0 +1,468 @@
+package mlperf_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/verdict-llm/verdict/ingest"
+	"github.com/verdict-llm/verdict/ingest/all"
+	"github.com/verdict-llm/verdict/ingest/ingesttest"
+	"github.com/verdict-llm/verdict/ingest/mlperf"
+	"github.com/verdict-llm/verdict/render"
+	"github.com/verdict-llm/verdict/schemas"
+	"github.com/verdict-llm/verdict/stats"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata/golden")
+
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", "golden", name)
+	if *update {
+		os.MkdirAll(filepath.Dir(path), 0o755)
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		os.WriteFile(path+".got", got, 0o644)
+		t.Errorf("%s differs from the golden file; see %s.got (go test -update rewrites it)", path, path)
+	}
+}
+
+func dump(t testing.TB, r *ingesttest.Result) []byte {
+	t.Helper()
+	v := struct {
+		Format, Tool, Version string
+		Runs                  []schemas.Run
+		Metrics               []schemas.Metric
+		Rejections            []schemas.Rejection
+		Warnings              []string
+	}{r.Format, r.Tool, r.Version, r.Runs, r.Metrics, r.Rejections, r.Warnings}
+	for i := range v.Runs {
+		v.Runs[i].SourcePath = filepath.Base(v.Runs[i].SourcePath)
+	}
+	b, err := json.MarshalIndent(v, "", " ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return append(b, '\n')
+}
+
+func readPath(t *testing.T, path string) *ingesttest.Result {
+	t.Helper()
+	r, err := ingesttest.ReadFile(t, mlperf.Format{}, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+const interactivePath = "submission/closed/Demo/results/demo-system/llama3.1-8b/Interactive/performance/run_1/mlperf_log_detail.txt"
+
+var fixtures = []string{"server_token_detail.txt", "vector_singlestream_detail.txt", "multistream_summary.txt",
+	"singlestream_token_summary.txt", "offline_invalid_summary.txt", interactivePath}
+
+func TestGolden(t *testing.T) {
+	for _, name := range fixtures {
+		t.Run(filepath.Base(filepath.Dir(filepath.Dir(filepath.Dir(name))))+filepath.Base(name), func(t *testing.T) {
+			g := strings.TrimSuffix(filepath.Base(name), ".txt")
+			if name == interactivePath {
+				g = "interactive_detail"
+			}
+			golden(t, g+".golden.json", dump(t, readPath(t, filepath.Join("testdata", name))))
+		})
+	}
+}
+
+func metric(t *testing.T, r *ingesttest.Result, id, stat string, pct float64) schemas.Metric {
+	t.Helper()
+	m, ok := r.Metric(r.Runs[0].ID, id, stat, pct, schemas.SourceReported)
+	if !ok {
+		t.Fatalf("no %s %s p%v metric", id, stat, pct)
+	}
+	return m
+}
+
+func rejections(r *ingesttest.Result) string {
+	var s []string
+	for _, rej := range r.Rejections {
+		s = append(s, fmt.Sprintf("%d:%d %s", rej.Line, rej.Column, rej.Field))
+	}
+	return strings.Join(s, "; ")
+}
+
+func TestSemantics(t *testing.T) {
+	// A broken LLM Server run: limits, validity and its reasons, LoadGen's
+	// token-throughput unit bug, lenient and rejected lines.
+	r := readPath(t, "testdata/server_token_detail.txt")
+	run := r.Runs[0]
+	if run.Scenario != schemas.ScenarioServer || run.Arrival != schemas.ArrivalPoisson || run.RequestRate.V != 10.5 || run.NumPrompts.V != 1000 {
+		t.Errorf("run: %+v", run)
+	}
+	for k, want := range map[string]string{
+		"result_validity": "INVALID", "result_invalid_reason": "TTFT constrain not met: Reduce target QPS to improve latency.",
+		"early_stopping_tpot_result":           "Run unsuccessful. Processed 1000 queries. Would need to run at least 1 more queries, with the run being successful if every additional query were under latency.",
+		"effective_sample_index_rng_seed":      "14771362308971278857",
+		"sut_description":                      `demo "quoted" SUT`,
+		"sut_name":                             "DemoSUT",
+		"loaded_qsl_set":                       "[array of 40]",
+		"early_stopping_tolerated_overlatency": "2 of 1000 samples may exceed each latency limit at p99 (computed by verdict)",
+	} {
+		if got := run.Labels[k]; got != want {
+			t.Errorf("label %s = %q, want %q", k, got, want)
+		}
+	}
+	if got := strings.Join(run.Flags, ","); got != "early_stopping_not_met,loadgen_errors,negative_tpot,perf_constraints_not_met,result_invalid,result_token_throughput_per_ns_converted" {
+		t.Errorf("flags %s", got)
+	}
+	if m := metric(t, r, "ttft_scheduled_limit", schemas.StatValue, -1); m.Value.V != 2 || m.Unit != "s" {
+		t.Errorf("TTFT limit %+v", m)
+	}
+	if m := metric(t, r, "tpot_loadgen_limit", schemas.StatValue, -1); m.Value.V != 0.1 {
+		t.Errorf("TPOT limit %+v", m)
+	}
+	if m := metric(t, r, "output_token_rate_per_latency", schemas.StatValue, -1); m.Value.V != 250 || !strings.Contains(m.Note, "tokens per nanosecond") {
+		t.Errorf("result_token_throughput: %+v", m)
+	}
+	if m := metric(t, r, "tpot_loadgen", schemas.StatMin, -1); m.Value.V != -5e-6 || m.Note == "" {
+		t.Errorf("negative TPOT: %+v", m)
+	}
+	if got := rejections(r); got != "24:1 ; 25:43 result_bogus; 49:65 result_95.00_percentile_latency_ns" {
+		t.Errorf("rejections %s", got)
+	}
+	if w := strings.Join(r.Warnings, "\n"); !strings.Contains(w, "line 20: sut_description: the value is not valid JSON") ||
+		!strings.Contains(w, "line 23: LoadGen error error_runtime") || !strings.Contains(w, "key sut_name repeats") {
+		t.Errorf("warnings %q", r.Warnings)
+	}
+
+	// MultiStream summary: query latencies and their early-stopping estimate.
+	r = readPath(t, "testdata/multistream_summary.txt")
+	if run := r.Runs[0]; run.Scenario != schemas.ScenarioMultiStream || run.NumPrompts.V != 8192 || !strings.Contains(run.ToolVersion, "2025-02 or later") {
+		t.Errorf("MultiStream run %+v", run)
+	}
+	if m := metric(t, r, "query_latency_scheduled_early_stopping", schemas.StatP, 99); m.Value.V != 0.005 || m.Method != "mlperf_early_stopping" {
+		t.Errorf("MultiStream estimate %+v", m)
+	}
+	metric(t, r, "query_latency_scheduled", schemas.StatP, 99.9)
+
+	// Token SingleStream summary: TTFT and TPOT early stopping, "Time per".
+	r = readPath(t, "testdata/singlestream_token_summary.txt")
+	if m := metric(t, r, "ttft_scheduled_early_stopping", schemas.StatP, 90); m.Value.V != 0.22 {
+		t.Errorf("TTFT estimate %+v", m)
+	}
+	if m := metric(t, r, "tpot_loadgen_early_stopping", schemas.StatP, 90); m.Value.V != 0.031 {
+		t.Errorf("TPOT estimate %+v", m)
+	}
+	if m := metric(t, r, "output_token_rate_per_latency", schemas.StatValue, -1); m.Value.V != 41.25 || m.Note != "" {
+		t.Errorf("TPS w/o overhead is already per second: %+v", m)
+	}
+	if !strings.Contains(r.Runs[0].ToolVersion, "2025-10 or later") || len(r.Warnings) != 0 {
+		t.Errorf("version %q, warnings %q", r.Runs[0].ToolVersion, r.Warnings)
+	}
+	if _, ok := r.Metric(r.Runs[0].ID, "ttft_scheduled_limit", schemas.StatValue, -1, schemas.SourceReported); ok {
+		t.Error("SingleStream runs have no TTFT limit")
+	}
+
+	// An invalid Offline summary with bad values.
+	r = readPath(t, "testdata/offline_invalid_summary.txt")
+	run = r.Runs[0]
+	if run.Scenario != schemas.ScenarioOffline || !math.IsInf(run.RequestRate.V, 1) || run.Labels["result_invalid_reason"] == "" ||
+		run.Labels["errors"] != "2" || run.Labels["frobnication_level"] != "11" || run.NumPrompts.V != 24576 {
+		t.Errorf("Offline run %+v", run)
+	}
+	if got := rejections(r); got != "7:21 Samples per second; 19:35 Max latency (ns)" {
+		t.Errorf("rejections %s", got)
+	}
+
+	// An Interactive run, logged as Server: the directory decides.
+	r = readPath(t, filepath.Join("testdata", interactivePath))
+	run = r.Runs[0]
+	if run.Scenario != schemas.ScenarioServer || run.Labels["mlperf_scenario"] != "Interactive" || run.Model != "llama3.1-8b" ||
+		strings.Join(run.Flags, ",") != "interactive_scenario_from_path,perf_constraint_at_limit" {
+		t.Errorf("Interactive run %+v", run)
+	}
+}
+
+// TestPercentileVector: LoadGen's x[floor(n*p)] over latencies 10, 20, ...,
+// 100 ms gives 30, 60, 80, 100 and 100 ms at p25, p50, p75, p90, p99. The
+// detail log holds no per-sample data, so the hand-written log carries the
+// values LoadGen computes; the reader must store them with that method.
+func TestPercentileVector(t *testing.T) {
+	r := readPath(t, "testdata/vector_singlestream_detail.txt")
+	x := []float64{10, 20, 30, 40, 50, 60, 70, 80, 90, 100}
+	for _, c := range []struct{ p, want float64 }{{25, 30}, {50, 60}, {75, 80}, {90, 100}, {99, 100}} {
+		if q := stats.Quantile(x, c.p/100, stats.NearestRankFloor); q != c.want {
+			t.Fatalf("stats.Quantile p%v = %v", c.p, q)
+		}
+		m := metric(t, r, "e2e_scheduled", schemas.StatP, c.p)
+		if math.Abs(m.Value.V-c.want/1000) > 1e-15 || m.Method != string(stats.NearestRankFloor) {
+			t.Errorf("p%v = %v (%s), want %v ms (nearest_rank_floor)", c.p, m.Value.V, m.Method, c.want)
+		}
+	}
+	// Ten queries are too few for early stopping (64 needed at p90).
+	if m := metric(t, r, "e2e_scheduled_early_stopping", schemas.StatP, 90); m.Value.OK || stats.EarlyStoppingPercentile(x, 0.9).Met {
+		t.Errorf("early stopping with 10 queries: %+v", m)
+	}
+}
+
+// TestDetailAndSummaryAgree reads the AMD Server detail log and its summary:
+// every statistic the summary prints equals the detail log's, up to the
+// summary's rounding of rates.
+func TestDetailAndSummaryAgree(t *testing.T) {
+	dir := ingesttest.SharedDir(t, "mlperf")
+	d := readPath(t, filepath.Join(dir, "amd-v5.1-llama2-70b-99-server.mlperf_log_detail.txt"))
+	s := readPath(t, filepath.Join(dir, "amd-v5.1-llama2-70b-99-server.mlperf_log_summary.txt"))
+	byKey := map[string]schemas.Metric{}
+	for _, m := range d.Metrics {
+		m.RunID = ""
+		byKey[m.Key()] = m
+	}
+	n := 0
+	for _, m := range s.Metrics {
+		m.RunID = ""
+		dm, ok := byKey[m.Key()]
+		if !ok {
+			t.Errorf("the detail log has no %s (%s)", m.Key(), m.NativeName)
+			continue
+		}
+		n++
+		tol := 0.0
+		if m.Unit != schemas.UnitSeconds {
+			tol = 5e-4 * math.Abs(dm.Value.V) // rates: 2 decimals in the summary, 6 digits in the log
+		}
+		if math.Abs(m.Value.V-dm.Value.V) > tol || m.Method != dm.Method {
+			t.Errorf("%s: summary %v (%s), detail %v (%s)", m.Key(), m.Value.V, m.Method, dm.Value.V, dm.Method)
+		}
+	}
+	if n != 32 {
+		t.Errorf("%d statistics compared", n)
+	}
+}
+
+// TestSharedCorpus checks values of the real logs.
+func TestSharedCorpus(t *testing.T) {
+	dir := ingesttest.SharedDir(t, "mlperf")
+	r := readPath(t, filepath.Join(dir, "amd-v5.1-llama2-70b-99-server.mlperf_log_detail.txt"))
+	run := r.Runs[0]
+	if run.ToolVersion != "LoadGen 5.1.0 @ 091d51f041" || run.NumPrompts.V != 73728 || run.RequestRate.V != 83.5 ||
+		run.Labels["result_validity"] != "VALID" || run.Labels["early_stopping_ttft_result"] != "Run successful." ||
+		run.Labels["effective_schedule_rng_seed"] != "18209322760996052031" || len(r.Rejections) != 0 || len(r.Warnings) != 0 {
+		t.Errorf("AMD Server detail: %+v; rejections %v; warnings %v", run, r.Rejections, r.Warnings)
+	}
+	for _, c := range []struct {
+		id, stat  string
+		pct, want float64
+	}{
+		{"ttft_scheduled", schemas.StatP, 99, 1.914647645}, {"tpot_loadgen", schemas.StatP, 99, 0.193380124},
+		{"output_token_throughput_completed", schemas.StatValue, -1, 24593.8}, {"sample_throughput_completed", schemas.StatValue, -1, 81.6768},
+		{"output_token_rate_per_latency", schemas.StatValue, -1, 6.90935}, {"ttft_scheduled_limit", schemas.StatValue, -1, 2},
+		{"tpot_loadgen_limit", schemas.StatValue, -1, 0.2}, {"e2e_scheduled", schemas.StatMean, -1, 43.579602295},
+	} {
+		if m := metric(t, r, c.id, c.stat, c.pct); math.Abs(m.Value.V-c.want) > 1e-12*c.want {
+			t.Errorf("%s: %v, want %v", m.NativeName, m.Value.V, c.want)
+		}
+	}
+
+	// The v4.1 SingleStream summary: "90th" text; the early-stopping text
+	// agrees with LoadGen's arithmetic (13368 queries: discard 1255).
+	r = readPath(t, filepath.Join(dir, "nvidia-v4.1-orin-gptj-99-singlestream.mlperf_log_summary.txt"))
+	run = r.Runs[0]
+	if run.Scenario != schemas.ScenarioSingleStream || run.NumPrompts.V != 13368 || !strings.Contains(run.ToolVersion, "before 2025-02") || len(r.Warnings) != 0 {
+		t.Errorf("Orin SingleStream: %+v; warnings %v", run, r.Warnings)
+	}
+	if m := metric(t, r, "e2e_scheduled_early_stopping", schemas.StatP, 90); m.Value.V != 4.17662608 {
+		t.Errorf("p90 estimate %+v", m)
+	}
+	if m := metric(t, r, "e2e_scheduled", schemas.StatP, 90); m.Value.V != 4.149771822 {
+		t.Errorf("p90 %+v", m)
+	}
+	if e := stats.EarlyStoppingMaxOverLatency(13368, 0.9); e-1 != 1255 {
+		t.Errorf("LoadGen discards %d", e-1)
+	}
+
+	r = readPath(t, filepath.Join(dir, "amd-v5.1-llama2-70b-99-offline.mlperf_log_summary.txt"))
+	if m := metric(t, r, "offline_output_token_throughput", schemas.StatValue, -1); m.Value.V != 27803.9 {
+		t.Errorf("Offline tokens/s %+v", m)
+	}
+	if run := r.Runs[0]; run.NumPrompts.OK || !strings.Contains(strings.Join(run.Flags, ","), "sample_concatenate_permutation") {
+		t.Errorf("Offline samples must stay unknown with sample concatenation: %+v", run)
+	}
+}
+
+// TestShow ingests the AMD Server detail log through the driver and checks
+// that `verdict show` prints the TTFT/TPOT limits, the early-stopping
+// result and the validity, with units.
+func TestShow(t *testing.T) {
+	dir := ingesttest.SharedDir(t, "mlperf")
+	dest := filepath.Join(t.TempDir(), "b")
+	path := filepath.Join(dir, "amd-v5.1-llama2-70b-99-server.mlperf_log_detail.txt")
+	if _, err := ingest.ToBundle(context.Background(), []string{path}, dest, ingest.Options{Formats: all.Formats()}); err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if err := render.Show(context.Background(), &out, dest, render.Text); err != nil {
+		t.Fatal(err)
+	}
+	text := out.String()
+	for _, re := range []string{
+		`ttft_scheduled_limit +value +2 s`, `tpot_loadgen_limit +value +200 ms`,
+		`label early_stopping_ttft_result +Run successful\.`, `label early_stopping_tpot_result +Run successful\.`,
+		`label result_validity +VALID`, `label early_stopping_met +true`, `ttft_scheduled +p99 +1\.915 s +nearest_rank_floor`,
+		`output_token_rate_per_latency +value +6\.909 tokens/s`,
+	} {
+		if !regexp.MustCompile(re).MatchString(text) {
+			t.Errorf("show output lacks %q", re)
+		}
+	}
+	if t.Failed() {
+		t.Log(text)
+	}
+}
+
+// TestDriver ingests every shared MLPerf file through the driver with
+// detection and with --format, and checks that the counts add up.
+func TestDriver(t *testing.T) {
+	dir := ingesttest.SharedDir(t, "mlperf")
+	files, _ := filepath.Glob(filepath.Join(dir, "*.txt"))
+	for _, format := range []string{"", "mlperf"} {
+		sum, err := ingest.ToBundle(context.Background(), files, filepath.Join(t.TempDir(), "b"), ingest.Options{Formats: all.Formats(), Format: format})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range sum.Manifest.Sources {
+			for table, c := range s.Counts {
+				if c.Read != c.Ingested+c.Rejected {
+					t.Errorf("%s %s: read %d, ingested %d, rejected %d", s.Path, table, c.Read, c.Ingested, c.Rejected)
+				}
+			}
+			if s.Tool != "mlperf" || len(s.Runs) != 1 {
+				t.Errorf("%s: tool %q, %d runs", s.Path, s.Tool, len(s.Runs))
+			}
+		}
+	}
+	// --format mlperf on a file that is not a LoadGen log is an error with
+	// its position.
+	_, err := ingest.ToBundle(context.Background(), []string{"testdata/not_mllog.txt"}, filepath.Join(t.TempDir(), "c"), ingest.Options{Formats: all.Formats(), Format: "mlperf"})
+	var ie *ingest.Error
+	if !errors.As(err, &ie) || ie.Line != 1 {
+		t.Errorf("forced format on a foreign file: %v", err)
+	}
+}
+
+func TestFileErrors(t *testing.T) {
+	for in, want := range map[string]string{
+		"MLPerf log of some other kind\n:::MLLOG {}\n": "x.txt:1:1: not an MLPerf LoadGen detail log",
+		"\n\n":           "x.txt: no :::MLLOG lines found",
+		"SUT name : x\n": "x.txt:1:1: not an MLPerf LoadGen detail log",
+		"================================================\nMLPerf Results Summary\n====\nSUT name : x\n": "",
+	} {
+		_, err := ingesttest.ReadBytes(mlperf.Format{}, "x.txt", []byte(in))
+		if want == "" {
+			if err != nil {
+				t.Errorf("%q: %v", in, err)
+			}
+			continue
+		}
+		var ie *ingest.Error
+		if !errors.As(err, &ie) || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: got %v, want %q", in, err, want)
+		}
+	}
+}
+
+func TestDetect(t *testing.T) {
+	root := filepath.Dir(ingesttest.SharedDir(t, "mlperf"))
+	files, _ := filepath.Glob(filepath.Join(root, "*", "*"))
+	for _, f := range files {
+		if filepath.Base(f) == "SOURCES.md" {
+			continue
+		}
+		head, _ := os.ReadFile(f)
+		head = head[:min(len(head), ingest.HeadSize)]
+		got := (mlperf.Format{}).Detect(f, head)
+		mine := filepath.Base(filepath.Dir(f)) == "mlperf"
+		if mine && got < 90 || !mine && got != 0 {
+			t.Errorf("Detect(%s) = %d", f, got)
+		}
+	}
+	for _, name := range fixtures {
+		head, _ := os.ReadFile(filepath.Join("testdata", name))
+		if got := (mlperf.Format{}).Detect(name, head); got < 90 {
+			t.Errorf("Detect(%s) = %d", name, got)
+		}
+	}
+}
+
+// FuzzRead: no panic, deterministic output, file problems are
+// *ingest.Error, and every rejection names its line.
+func FuzzRead(f *testing.F) {
+	for _, name := range []string{"server_token_detail.txt", "multistream_summary.txt", "singlestream_token_summary.txt", "offline_invalid_summary.txt"} {
+		data, err := os.ReadFile(filepath.Join("testdata", name))
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(data)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		r1, err1 := ingesttest.ReadBytes(mlperf.Format{}, "fuzz.txt", data)
+		r2, err2 := ingesttest.ReadBytes(mlperf.Format{}, "fuzz.txt", data)
+		if (err1 == nil) != (err2 == nil) {
+			t.Fatalf("nondeterministic: %v vs %v", err1, err2)
+		}
+		if err1 != nil {
+			var ie *ingest.Error
+			if !errors.As(err1, &ie) {
+				t.Fatalf("not an *ingest.Error: %v", err1)
+			}
+			return
+		}
+		if !bytes.Equal(dump(t, r1), dump(t, r2)) {
+			t.Fatal("nondeterministic output")
+		}
+		lines := map[int]bool{}
+		for _, rej := range r1.Rejections {
+			if rej.Line <= 0 || (lines[rej.Line] && rej.Table != schemas.TableMetrics) {
+				t.Fatalf("rejection without a line: %+v", rej)
+			}
+			lines[rej.Line] = true
+		}
+		for _, m := range r1.Metrics {
+			if m.Stat == schemas.StatP && m.Method == "" {
+				t.Fatalf("percentile without a method: %+v", m)
+			}
+		}
+	})
+}
+
+// BenchmarkReadDetail reads a generated detail log of 200,000 lines.
+func BenchmarkReadDetail(b *testing.B) {
+	var buf bytes.Buffer
+	for i := range 200000 {
+		fmt.Fprintf(&buf, `:::MLLOG {"key": "result_%d.%02d_percentile_latency_ns", "value": %d, "time_ms": %d.000000, "namespace": "mlperf::logging", "event_type": "POINT_IN_TIME", "metadata": {"is_error": false, "is_warning": false, "file": "results.cc", "line_no": 778, "pid": 1, "tid": 1}}`+"\n",
+			i%100, i%100, 1000000+i, i)
+	}
+	data := buf.Bytes()
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := ingesttest.ReadBytes(mlperf.Format{}, "mlperf_log_detail.txt", data); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
