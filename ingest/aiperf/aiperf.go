@@ -129,7 +129,7 @@ func (Format) Read(ctx context.Context, in *ingest.Input, sink ingest.Sink) erro
 	kind, _ := kindOf(head)
 	switch kind {
 	case kindRecords:
-		r := newRecordReader(ctx, in, sink, ingest.RunID("aiperf", in.SHA256, 0))
+		r := newRecordReader(ctx, in, sink, ingest.RunID("aiperf", in.SHA256, 0), false)
 		if err := r.read(); err != nil {
 			return err
 		}

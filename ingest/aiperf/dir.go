@@ -205,7 +205,7 @@ func readSet(ctx context.Context, s artifactSet, sink ingest.Sink) (string, erro
 		if runID == "" {
 			runID = ingest.RunID("aiperf", in.SHA256, 0)
 		}
-		r := newRecordReader(ctx, in, sink, runID)
+		r := newRecordReader(ctx, in, sink, runID, true)
 		if err := r.read(); err != nil {
 			r.close()
 			return "", err

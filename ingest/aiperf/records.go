@@ -127,10 +127,17 @@ type recordReader struct {
 	errTxt string
 	bad    *schemas.Rejection
 	idx    int64
+
+	distributions bool // see newRecordReader
 }
 
-func newRecordReader(ctx context.Context, in *ingest.Input, sink ingest.Sink, runID string) *recordReader {
-	r := &recordReader{ctx: ctx, in: in, sink: sink, runID: runID, sc: jsonscan.New(nil)}
+// newRecordReader reads records. distributions says whether to recompute
+// AIPerf's per-metric distributions at ingest: worth it when the summary is
+// at hand to check against (an artifacts directory); for a lone records
+// file `verdict stats` computes them from the stored rows, so ingest keeps
+// only counts, sums and the span.
+func newRecordReader(ctx context.Context, in *ingest.Input, sink ingest.Sink, runID string, distributions bool) *recordReader {
+	r := &recordReader{ctx: ctx, in: in, sink: sink, runID: runID, sc: jsonscan.New(nil), distributions: distributions}
 	r.rc.minStart, r.rc.maxEnd = math.MaxInt64, math.MinInt64
 	for _, f := range r.rc.all() {
 		f.MemLimit = spillLimit
@@ -697,6 +704,32 @@ func (r *recordReader) add(req *schemas.Request) error {
 		c.minStart = min(c.minStart, r.start)
 		c.maxEnd = max(c.maxEnd, r.start+int64(math.Round(req.E2ES.V*1e9)))
 	}
+	if r.has[sISL] {
+		c.sumISL += int64(r.vals[sISL])
+		c.haveISL = true
+	}
+	if r.has[sOSL] {
+		c.sumOSL += int64(r.vals[sOSL])
+		c.haveOSL = true
+	}
+	if r.has[sOutCount] {
+		c.sumAnswer += int64(r.vals[sOutCount])
+		c.haveAnswer = true
+	}
+	if r.has[sReasoning] {
+		c.sumReason += int64(r.vals[sReasoning])
+		c.haveRsn = true
+	}
+	if !r.distributions {
+		if req.TTFTS.OK && req.E2ES.OK && r.has[sOSL] && r.vals[sOSL] >= 2 && r.has[sITL] {
+			tpot := (req.E2ES.V - req.TTFTS.V) / (r.vals[sOSL] - 1)
+			r.itlChecked++
+			if math.Abs(r.vals[sITL]-tpot) > 1e-9*math.Max(tpot, 1e-9) {
+				r.itlOff++
+			}
+		}
+		return nil
+	}
 	adds := []struct {
 		f  *spill.Floats
 		ok bool
@@ -716,22 +749,6 @@ func (r *recordReader) add(req *schemas.Request) error {
 				return err
 			}
 		}
-	}
-	if r.has[sISL] {
-		c.sumISL += int64(r.vals[sISL])
-		c.haveISL = true
-	}
-	if r.has[sOSL] {
-		c.sumOSL += int64(r.vals[sOSL])
-		c.haveOSL = true
-	}
-	if r.has[sOutCount] {
-		c.sumAnswer += int64(r.vals[sOutCount])
-		c.haveAnswer = true
-	}
-	if r.has[sReasoning] {
-		c.sumReason += int64(r.vals[sReasoning])
-		c.haveRsn = true
 	}
 	if len(req.ChunkGapsS) > 0 {
 		if err := c.ttst.Add(req.ChunkGapsS[0]); err != nil {
