@@ -1,0 +1,570 @@
+package render
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/verdict-llm/verdict/internal/samples"
+	"github.com/verdict-llm/verdict/schemas"
+	"github.com/verdict-llm/verdict/stats"
+)
+
+// The report view gathers what `verdict report` shows about a set of
+// bundles: every run with its inventory, its metrics with their
+// definitions, the headline figures with bootstrap intervals, validation,
+// costs and the per-run series the plots draw. It is computed once by
+// LoadReport; the text, Markdown and JSON tables (ReportTables), the
+// workbook (render/xlsx), the plots (render/plot) and the HTML report
+// (render/html) all read the same Report, so every output shows the same
+// figures.
+//
+// The report never ranks: runs keep the order of the bundles given and of
+// the runs within each bundle, and a run whose evidence is incomplete is
+// marked as such rather than left out or placed last.
+
+// ReportOptions configure LoadReport. The zero value is valid: 95 % BCa
+// intervals from 10,000 resamples with seed 1 (DefaultStats), no costs and
+// no validation.
+type ReportOptions struct {
+	// Title heads the report; "" means "verdict report".
+	Title string
+	// VerdictVersion is written in the report's provenance.
+	VerdictVersion string
+	// Confidence, Resamples and Seed configure the bootstrap intervals;
+	// zero values take DefaultStats'. A negative Confidence turns
+	// intervals off.
+	Confidence float64
+	Resamples  int
+	Seed       uint64
+	// Billing are billing exports (FOCUS, AWS CUR, GCP, Azure) joined to
+	// the runs by resource ID and window.
+	Billing []string
+	// Quotes are quote YAML files: one prices every run, or one per
+	// bundle prices that bundle's runs (in the order of the bundles).
+	Quotes []string
+	// Validation is the validation result to show; nil means validation
+	// was not available, and the report says so.
+	Validation *ReportValidation
+}
+
+// ReportValidation is what validation concluded, as the report shows it.
+// It is a seam: the validate package (or anything else) fills it, and the
+// renderers only read it.
+type ReportValidation struct {
+	// Verdict is the overall verdict (e.g. "valid", "incomplete",
+	// "invalid") and Pass the gate.
+	Verdict string
+	Pass    bool
+	// Runs holds each run's own verdict.
+	Runs []ReportRunVerdict
+	// Findings are every finding, in the validator's order.
+	Findings []ReportFinding
+	// Notes are shown under the findings (policy, skipped checks).
+	Notes []string
+}
+
+// ReportRunVerdict is one run's verdict; Bundle is the bundle path as
+// given to LoadReport.
+type ReportRunVerdict struct {
+	Bundle, RunID, Verdict string
+}
+
+// ReportFinding is one validation finding with its evidence.
+type ReportFinding struct {
+	Severity   string
+	Unverified bool
+	Effect     string
+	Rule       string
+	Subject    string
+	Runs       []string
+	Metric     string
+	Fields     []string
+	Values     []string
+	Message    string
+}
+
+// ValidationUnavailable is the report's text when no validation result
+// was given.
+const ValidationUnavailable = "validation not available: no validation result was given to the report"
+
+// A Report is the content of `verdict report`.
+type Report struct {
+	Title          string
+	VerdictVersion string
+	Bundles        []ReportBundle
+	Runs           []*ReportRun
+	// Validation is nil when validation was not available.
+	Validation *ReportValidation
+	Costs      *ReportCosts
+	// Intervals describes the bootstrap (confidence, resamples, seed).
+	Confidence float64
+	Resamples  int
+	Seed       uint64
+	// Definitions holds the definition of every metric shown.
+	Definitions map[string]schemas.MetricDef
+	Notes       []string
+}
+
+// ReportBundle is one input bundle.
+type ReportBundle struct {
+	Path     string
+	Manifest schemas.Manifest
+}
+
+// A ReportRun is one run with everything the report shows about it.
+type ReportRun struct {
+	Bundle string
+	// Platform is the run's "platform" label, else the bundle's base name
+	// without ".bundle"; Name is Platform, qualified with the run ID when
+	// a platform has several runs. Both are untrusted text (from labels
+	// and file names).
+	Platform, Name string
+	Run            schemas.Run
+	Metrics        []schemas.Metric
+	// RequestRows is the number of request rows of the run (0: the tool
+	// wrote no per-request data).
+	RequestRows int
+	// Series holds the sorted observations of ttft, tpot, itl_chunk and
+	// e2e over successful profiling requests, for plots.
+	Series map[string][]float64
+	// Stats holds mean and percentiles with intervals per metric of
+	// Series, computed from the per-request data.
+	Stats map[string]MetricStats
+	// Throughput holds the run-level rates with intervals, keyed by
+	// definition ID.
+	Throughput map[string]Estimate
+	// Headlines are the Summary's figures, in HeadlineSpecs order.
+	Headlines []Headline
+	// Samples are the run's GPU telemetry samples.
+	Samples []schemas.Sample
+	// Cost is nil when neither billing nor a quote was given.
+	Cost *RunCosting
+	// Verdict is the run's validation verdict; "" when not available.
+	Verdict string
+	// Incomplete lists what is missing for a complete result; empty when
+	// the result is complete.
+	Incomplete []string
+	// Notes are caveats about the run's figures (interval warnings).
+	Notes []string
+
+	// tokens sums the input and output tokens of successful profiling
+	// requests (when the run has per-request token counts).
+	tokensIn, tokensOut int64
+	tokensKnown         bool
+}
+
+// Complete reports whether the run has every piece of evidence the
+// Summary needs.
+func (r *ReportRun) Complete() bool { return len(r.Incomplete) == 0 }
+
+// Status is "complete" or "INCOMPLETE: reasons".
+func (r *ReportRun) Status() string {
+	if r.Complete() {
+		return "complete"
+	}
+	return "INCOMPLETE: " + strings.Join(r.Incomplete, "; ")
+}
+
+// A HeadlineSpec names one figure of the Summary.
+type HeadlineSpec struct {
+	Key    string  // column key, e.g. "ttft_p99"
+	Label  string  // e.g. "TTFT p99"
+	Metric string  // definition ID
+	P      float64 // percentile 0-100; 0 for a run-level rate
+}
+
+// HeadlineSpecs are the Summary's figures, in column order.
+var HeadlineSpecs = []HeadlineSpec{
+	{"request_throughput", "Request throughput", "request_throughput", 0},
+	{"output_token_throughput", "Output token throughput", "output_token_throughput", 0},
+	{"ttft_p50", "TTFT p50", "ttft", 50},
+	{"ttft_p99", "TTFT p99", "ttft", 99},
+	{"tpot_p50", "TPOT p50", "tpot", 50},
+	{"tpot_p99", "TPOT p99", "tpot", 99},
+	{"itl_p99", "ITL p99", "itl_chunk", 99},
+	{"e2e_p50", "E2E p50", "e2e", 50},
+	{"e2e_p99", "E2E p99", "e2e", 99},
+}
+
+// A Headline is one Summary figure of one run.
+type Headline struct {
+	HeadlineSpec
+	Unit string
+	// Est holds the value and interval; Lo and Hi are NaN without an
+	// interval. Known is false when the value is unknown.
+	Est   Estimate
+	Known bool
+	// From is "requests" (computed from per-request data) or "reported"
+	// (the tool's own figure, without an interval).
+	From string
+}
+
+// Text formats the headline for people: value with interval, or unknown.
+func (h Headline) Text() string {
+	if !h.Known {
+		return Unknown
+	}
+	return estimateText(h.Est, h.Unit)
+}
+
+// SeriesMetrics are the per-request metrics the report plots and
+// summarises, in display order.
+var SeriesMetrics = []string{"ttft", "tpot", "itl_chunk", "e2e"}
+
+// reportPercentiles are the percentiles the Metrics tables show.
+var reportPercentiles = []float64{50, 90, 99}
+
+// meanWork bounds the work of a mean's bootstrap (resamples × sample
+// size); larger samples get fewer resamples (at least minMeanResamples).
+const (
+	meanWork         = 100_000_000
+	minMeanResamples = 1000
+)
+
+// LoadReport reads the bundles and computes the report.
+func LoadReport(ctx context.Context, dirs []string, o ReportOptions) (*Report, error) {
+	if o.Title == "" {
+		o.Title = "verdict report"
+	}
+	if o.Confidence == 0 {
+		o.Confidence = DefaultStats.Confidence
+	}
+	if o.Resamples == 0 {
+		o.Resamples = DefaultStats.Resamples
+	}
+	if o.Seed == 0 {
+		o.Seed = DefaultStats.Seed
+	}
+	if len(o.Quotes) > 1 && len(o.Quotes) != len(dirs) {
+		return nil, fmt.Errorf("%d quotes for %d bundles: give one quote for every run, or one per bundle in bundle order", len(o.Quotes), len(dirs))
+	}
+	rep := &Report{Title: o.Title, VerdictVersion: o.VerdictVersion, Validation: o.Validation,
+		Confidence: o.Confidence, Resamples: o.Resamples, Seed: o.Seed, Definitions: map[string]schemas.MetricDef{}}
+	for _, dir := range dirs {
+		b, err := schemas.OpenBundle(dir)
+		if err != nil {
+			return nil, err
+		}
+		rep.Bundles = append(rep.Bundles, ReportBundle{Path: dir, Manifest: b.Manifest})
+		runs, err := samples.Load(ctx, b, samples.Options{})
+		if err != nil {
+			return nil, err
+		}
+		metrics, err := b.Metrics(ctx)
+		if err != nil {
+			return nil, err
+		}
+		smp, err := b.Samples(ctx)
+		if err != nil {
+			return nil, err
+		}
+		for _, sr := range runs {
+			r := &ReportRun{Bundle: dir, Run: sr.Run, RequestRows: sr.RequestRows, Platform: platformOf(dir, sr.Run),
+				Series: map[string][]float64{}, Stats: map[string]MetricStats{}, Throughput: map[string]Estimate{}}
+			for _, m := range metrics {
+				if m.RunID == r.Run.ID {
+					r.Metrics = append(r.Metrics, m)
+				}
+			}
+			for _, s := range smp {
+				if s.RunID == r.Run.ID || (s.RunID == "" && len(runs) == 1) {
+					r.Samples = append(r.Samples, s)
+				}
+			}
+			r.computeStats(sr, o)
+			rep.Runs = append(rep.Runs, r)
+		}
+	}
+	nameRuns(rep.Runs)
+	for _, r := range rep.Runs {
+		for _, m := range r.Metrics {
+			rep.addDefinition(m.MetricID)
+		}
+		for _, id := range SeriesMetrics {
+			if _, ok := r.Stats[id]; ok {
+				rep.addDefinition(id)
+			}
+		}
+	}
+	if len(o.Billing) > 0 || len(o.Quotes) > 0 {
+		costs, err := loadCosts(rep, dirs, o)
+		if err != nil {
+			return nil, err
+		}
+		rep.Costs = costs
+	}
+	for _, r := range rep.Runs {
+		r.headlines()
+		r.judge(rep, o)
+	}
+	if o.Confidence > 0 {
+		rep.Notes = append(rep.Notes, fmt.Sprintf("[lo, hi] are %g %% bootstrap confidence intervals (BCa, %d resamples, seed %d) over the successful requests of the profiling phase; percentiles are read with the linear method (numpy's default).",
+			100*o.Confidence, o.Resamples, o.Seed))
+	}
+	rep.Notes = append(rep.Notes, "Runs are listed in the order the bundles were given and are not ranked. An INCOMPLETE run lacks evidence for at least one figure: compare it with care.")
+	return rep, nil
+}
+
+func (rep *Report) addDefinition(id string) {
+	if _, ok := rep.Definitions[id]; ok {
+		return
+	}
+	if def, ok := schemas.Lookup(id); ok {
+		rep.Definitions[id] = def
+	}
+}
+
+// platformOf is the run's "platform" label, else the bundle's name.
+func platformOf(dir string, r schemas.Run) string {
+	if p := r.Labels["platform"]; p != "" {
+		return p
+	}
+	return strings.TrimSuffix(filepath.Base(filepath.Clean(dir)), ".bundle")
+}
+
+// nameRuns gives each run a display name: its platform, with the run ID
+// when the platform has several runs.
+func nameRuns(runs []*ReportRun) {
+	count := map[string]int{}
+	for _, r := range runs {
+		count[r.Platform]++
+	}
+	for _, r := range runs {
+		r.Name = r.Platform
+		if count[r.Platform] > 1 {
+			r.Name += " / " + r.Run.ID
+		}
+	}
+}
+
+// bootstrap returns the options for a statistic over n values.
+func bootstrapFor(o ReportOptions, mean bool, n int) stats.BootstrapOptions {
+	bo := stats.DefaultBootstrap
+	bo.Confidence, bo.Resamples, bo.Seed = o.Confidence, o.Resamples, o.Seed
+	if mean && n > 0 && n*bo.Resamples > meanWork {
+		bo.Resamples = max(meanWork/n, minMeanResamples)
+	}
+	return bo
+}
+
+func (r *ReportRun) estimate(xs []float64, s stats.Statistic, value, pct float64, o ReportOptions, mean bool) Estimate {
+	e := Estimate{Percentile: pct, Value: value, Lo: math.NaN(), Hi: math.NaN()}
+	if o.Confidence <= 0 || len(xs) == 0 {
+		return e
+	}
+	bo := bootstrapFor(o, mean, len(xs))
+	iv := stats.Bootstrap(xs, s, bo)
+	e.Lo, e.Hi, e.Confidence, e.Method = iv.Lo, iv.Hi, iv.Confidence, string(iv.Method)
+	if bo.Resamples != o.Resamples {
+		r.note(fmt.Sprintf("%s over %d values: %d resamples (the mean's bootstrap costs a pass over the data per resample)", s.Name, len(xs), bo.Resamples))
+	}
+	for _, w := range iv.Warnings {
+		r.note(w.Error())
+	}
+	return e
+}
+
+func (r *ReportRun) note(s string) {
+	if !slices.Contains(r.Notes, s) {
+		r.Notes = append(r.Notes, s)
+	}
+}
+
+// computeStats fills Series, Stats and Throughput from the per-request
+// observations.
+func (r *ReportRun) computeStats(sr *samples.Run, o ReportOptions) {
+	for _, id := range SeriesMetrics {
+		xs := sr.Values[id]
+		if len(xs) == 0 {
+			continue
+		}
+		slices.Sort(xs)
+		r.Series[id] = xs
+		def := schemas.MustLookup(id)
+		ms := MetricStats{Metric: id, Definition: def.Summary(), Unit: def.Unit, N: len(xs), Method: stats.Linear, Std: stats.StdDev(xs, 0)}
+		ms.Mean = r.estimate(xs, stats.MeanStatistic(), stats.Mean(xs), 0, o, true)
+		for _, p := range reportPercentiles {
+			ms.Quantiles = append(ms.Quantiles, r.estimate(xs, stats.QuantileStatistic(p/100, stats.Linear), stats.Quantile(xs, p/100, stats.Linear), p, o, false))
+		}
+		r.Stats[id] = ms
+		if id == "itl_chunk" {
+			r.note("ITL intervals resample chunk gaps as if independent; gaps of one request are correlated, so the true intervals are wider")
+		}
+	}
+	// Rates over the run's window are scaled means: with N profiling
+	// requests over D seconds, Σx/D = (N/D) × mean(x), where x is a
+	// request's contribution (1 or its tokens when it succeeded, 0 when
+	// it failed). The window is taken as fixed.
+	if out := sr.Values["output_tokens"]; len(out) > 0 {
+		for _, v := range out {
+			r.tokensOut += int64(v)
+		}
+		for _, v := range sr.Values["input_tokens"] {
+			r.tokensIn += int64(v)
+		}
+		r.tokensKnown = len(sr.Values["input_tokens"]) == len(out)
+	}
+	run := r.Run
+	if !run.DurationS.OK || run.DurationS.V <= 0 || !run.Completed.OK || sr.RequestRows == 0 {
+		return
+	}
+	failed := int64(0)
+	if run.Failed.OK {
+		failed = run.Failed.V
+	}
+	n := int(run.Completed.V + failed)
+	if n == 0 {
+		return
+	}
+	scale := float64(n) / run.DurationS.V
+	rate := func(id string, ok []float64) {
+		if int64(len(ok)) != run.Completed.V {
+			r.note(fmt.Sprintf("%s: no interval: %d successful requests carry the count, the run says %d", id, len(ok), run.Completed.V))
+			return
+		}
+		xs := make([]float64, n)
+		copy(xs, ok)
+		slices.Sort(xs)
+		m := stats.Mean(xs)
+		e := r.estimate(xs, stats.MeanStatistic(), m, 0, o, true)
+		e.Value, e.Lo, e.Hi = m*scale, e.Lo*scale, e.Hi*scale
+		r.Throughput[id] = e
+	}
+	ones := make([]float64, run.Completed.V)
+	for i := range ones {
+		ones[i] = 1
+	}
+	rate("request_throughput", ones)
+	if out := sr.Values["output_tokens"]; len(out) > 0 {
+		rate("output_token_throughput", out)
+		if in := sr.Values["input_tokens"]; len(in) == len(out) {
+			tot := make([]float64, len(out))
+			for i := range out {
+				tot[i] = out[i] + in[i]
+			}
+			rate("total_token_throughput", tot)
+		}
+	}
+}
+
+// metricValue finds a run-level value in the metrics table: verdict's
+// computed row first, else the tool's.
+func (r *ReportRun) metricValue(id, stat string, pct float64) (schemas.Metric, bool) {
+	var found schemas.Metric
+	ok := false
+	for _, m := range r.Metrics {
+		if m.MetricID != id || !m.Value.OK {
+			continue
+		}
+		if stat == schemas.StatP {
+			if m.Stat != schemas.StatP || !m.Percentile.OK || m.Percentile.V != pct {
+				if !(pct == 50 && m.Stat == schemas.StatMedian) {
+					continue
+				}
+			}
+		} else if m.Stat != stat {
+			continue
+		}
+		if m.Source == schemas.SourceComputed {
+			return m, true
+		}
+		if !ok {
+			found, ok = m, true
+		}
+	}
+	return found, ok
+}
+
+// headlines fills Headlines from Stats and Throughput, falling back to
+// the metrics table.
+func (r *ReportRun) headlines() {
+	r.Headlines = r.Headlines[:0]
+	for _, spec := range HeadlineSpecs {
+		h := Headline{HeadlineSpec: spec, Unit: schemas.MustLookup(spec.Metric).Unit,
+			Est: Estimate{Percentile: spec.P, Value: math.NaN(), Lo: math.NaN(), Hi: math.NaN()}}
+		if spec.P == 0 {
+			if e, ok := r.Throughput[spec.Metric]; ok {
+				h.Est, h.Known, h.From = e, true, "requests"
+				// Prefer the metrics table's point value (the tool's or
+				// verdict's own computation) when present; the interval
+				// is the bootstrap's.
+				if m, ok := r.metricValue(spec.Metric, schemas.StatValue, 0); ok {
+					h.Est.Value = m.Value.V
+				}
+			} else if m, ok := r.metricValue(spec.Metric, schemas.StatValue, 0); ok {
+				h.Est.Value, h.Known, h.From = m.Value.V, true, m.Source
+			}
+		} else if ms, ok := r.Stats[spec.Metric]; ok {
+			for _, q := range ms.Quantiles {
+				if q.Percentile == spec.P {
+					h.Est, h.Known, h.From = q, true, "requests"
+				}
+			}
+		} else if m, ok := r.metricValue(spec.Metric, schemas.StatP, spec.P); ok {
+			h.Est.Value, h.Known, h.From = m.Value.V, true, m.Source
+		}
+		r.Headlines = append(r.Headlines, h)
+	}
+}
+
+// Headline returns the headline with the given key.
+func (r *ReportRun) Headline(key string) (Headline, bool) {
+	for _, h := range r.Headlines {
+		if h.Key == key {
+			return h, true
+		}
+	}
+	return Headline{}, false
+}
+
+// judge fills Verdict and Incomplete.
+func (r *ReportRun) judge(rep *Report, o ReportOptions) {
+	r.Incomplete = nil
+	if r.RequestRows == 0 {
+		r.Incomplete = append(r.Incomplete, "no per-request data (figures are the tool's, without intervals)")
+	}
+	var unknown []string
+	for _, h := range r.Headlines {
+		if !h.Known {
+			unknown = append(unknown, h.Label)
+		}
+	}
+	if len(unknown) > 0 {
+		r.Incomplete = append(r.Incomplete, strings.Join(unknown, ", ")+" unknown")
+	}
+	run := r.Run
+	if run.NumPrompts.OK && run.Completed.OK {
+		done := run.Completed.V
+		if run.Failed.OK {
+			done += run.Failed.V
+		}
+		if done < run.NumPrompts.V {
+			r.Incomplete = append(r.Incomplete, fmt.Sprintf("%d of %d requested prompts not accounted for", run.NumPrompts.V-done, run.NumPrompts.V))
+		}
+	}
+	if run.SUT.GPUModel == "" || run.SUT.Model == "" {
+		r.Incomplete = append(r.Incomplete, "system under test unknown (no inventory: GPU or model missing)")
+	}
+	if c := r.Cost; c != nil && rep.Costs != nil && c.UnitsSource == "" {
+		r.Incomplete = append(r.Incomplete, "cost unknown ("+c.Why()+")")
+	}
+	if v := rep.Validation; v != nil {
+		for _, rv := range v.Runs {
+			if rv.Bundle == r.Bundle && rv.RunID == r.Run.ID {
+				r.Verdict = rv.Verdict
+			}
+		}
+		if r.Verdict == "" {
+			r.Verdict = v.Verdict
+		}
+		switch r.Verdict {
+		case "valid", "comparable", "comparable with warnings", "comparable_with_warnings":
+		default:
+			r.Incomplete = append(r.Incomplete, "validation verdict "+r.Verdict)
+		}
+	}
+}

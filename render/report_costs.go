@@ -1,0 +1,248 @@
+package render
+
+import (
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/verdict-llm/verdict/costing"
+)
+
+// ReportCosts is the cost section of a report: the billing files read,
+// their join to the runs, and the quotes.
+type ReportCosts struct {
+	Bills []*costing.Bill
+	// Join is nil without billing files.
+	Join *costing.JoinResult
+	// Quotes are the quote files as given.
+	Quotes []string
+	Notes  []string
+}
+
+// RunCosting is one run's costs.
+//
+// Windows: a bill is joined to a run only over the run's timestamped
+// window (Run.WindowStart and WindowEnd, which capture bundles record);
+// without one the join reports the run as having no window and costs
+// nothing. A quote prices run time only, so without timestamps its hours
+// come from the run's duration (Run.DurationS, the length of the window
+// its throughputs divide by); WindowFromDuration says so.
+type RunCosting struct {
+	// Window is what costing saw: resource IDs, counts, and the window
+	// (zero Start and End for a bill join without timestamps).
+	Window costing.RunWindow
+	// WindowNote says where the window or the quote's run time came from.
+	WindowNote string
+	// WindowFromDuration: the quote's run time is Run.DurationS, there
+	// being no timestamps.
+	WindowFromDuration bool
+	// QuoteFile is the quote applied; Quote is nil when none applied or
+	// the run could not be priced (QuoteErr says why).
+	QuoteFile string
+	Quote     *costing.QuoteCost
+	QuoteErr  string
+	// QuoteBilling is the quote's GPU billing terms (unit, rounding,
+	// minimum), which a workbook needs to recompute the billed units.
+	QuoteBilling *costing.Billing
+	// Bill is the run's join result; nil without billing files.
+	Bill *costing.RunCost
+	// QuoteUnits and BillUnits are the unit costs from each total.
+	QuoteUnits, BillUnits []costing.UnitCost
+	// UnitsSource says which the Summary uses: "bill" when the bill
+	// costed the run in one currency, else "quote", else "" (unknown).
+	UnitsSource string
+	Throughput  costing.Throughput
+}
+
+// Units returns the unit costs the Summary uses.
+func (c *RunCosting) Units() []costing.UnitCost {
+	switch c.UnitsSource {
+	case "bill":
+		return c.BillUnits
+	case "quote":
+		return c.QuoteUnits
+	}
+	return nil
+}
+
+// Unit returns one unit cost of the Summary's source.
+func (c *RunCosting) Unit(metric string) (costing.UnitCost, bool) {
+	for _, u := range c.Units() {
+		if u.Metric == metric {
+			return u, true
+		}
+	}
+	return costing.UnitCost{}, false
+}
+
+// Why says why a run has no cost.
+func (c *RunCosting) Why() string {
+	var why []string
+	if c.QuoteErr != "" {
+		why = append(why, c.QuoteErr)
+	}
+	if c.Bill != nil {
+		switch c.Bill.Status {
+		case costing.NoWindow:
+			why = append(why, "bill: the run has no timestamped window")
+		case costing.NoCharges:
+			why = append(why, "bill: no charge of the run's resources overlaps its window")
+		default:
+			if c.Bill.Total == nil {
+				why = append(why, "bill: charges in several currencies")
+			}
+		}
+	}
+	if len(why) == 0 {
+		return "no quote or bill applies"
+	}
+	return strings.Join(why, "; ")
+}
+
+func loadCosts(rep *Report, dirs []string, o ReportOptions) (*ReportCosts, error) {
+	rc := &ReportCosts{Quotes: o.Quotes}
+	for _, path := range o.Billing {
+		f, err := os.Open(path)
+		if err != nil {
+			return nil, err
+		}
+		b, err := costing.ReadAll(f, costing.ReaderOptions{FileName: path})
+		f.Close()
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		rc.Bills = append(rc.Bills, b)
+		for _, w := range b.Warnings {
+			rc.Notes = append(rc.Notes, "warning: "+path+": "+w.Error())
+		}
+		for _, e := range b.Rejected {
+			rc.Notes = append(rc.Notes, "rejected: "+e.Error())
+		}
+	}
+	quotes := map[string]*costing.Quote{}
+	for _, path := range o.Quotes {
+		if _, ok := quotes[path]; ok {
+			continue
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return nil, err
+		}
+		q, err := costing.ParseQuote(data, path)
+		if err != nil {
+			return nil, err
+		}
+		quotes[path] = q
+	}
+	var windows []costing.RunWindow
+	for _, r := range rep.Runs {
+		c := &RunCosting{}
+		r.Cost = c
+		run := r.Run
+		w := costing.RunWindow{RunID: run.ID, ResourceIDs: run.SUT.ResourceIDs}
+		if run.Completed.OK {
+			w.SuccessfulRequests = run.Completed.V
+		}
+		// Token counts over successful requests: from the per-request
+		// data when it has them, else the tool's sums.
+		switch {
+		case r.tokensKnown:
+			w.OutputTokens, w.TotalTokens = r.tokensOut, r.tokensOut+r.tokensIn
+		default:
+			if m, ok := r.metricValue("output_tokens", "sum", 0); ok {
+				w.OutputTokens = int64(m.Value.V)
+				if in, ok := r.metricValue("input_tokens", "sum", 0); ok {
+					w.TotalTokens = int64(m.Value.V + in.Value.V)
+				}
+			}
+		}
+		if run.WindowStart.OK && run.WindowEnd.OK {
+			w.Start, w.End = run.WindowStart.V, run.WindowEnd.V
+			c.WindowNote = "run window " + w.Start.UTC().Format(time.RFC3339Nano) + " to " + w.End.UTC().Format(time.RFC3339Nano)
+		} else {
+			c.WindowNote = "the run has no timestamps, so no bill can be joined to it"
+		}
+		if len(w.ResourceIDs) == 0 && len(o.Billing) > 0 {
+			c.WindowNote += "; no resource IDs in its inventory (cloud.resource_ids), so no bill row can match it"
+		}
+		c.Window = w
+		c.Throughput = throughputOf(r)
+		windows = append(windows, w)
+	}
+	if len(o.Billing) > 0 {
+		var charges []*costing.Charge
+		for _, b := range rc.Bills {
+			charges = append(charges, b.Charges...)
+		}
+		rc.Join = costing.Join(windows, charges, costing.JoinOptions{})
+		for i, r := range rep.Runs {
+			rcost := rc.Join.Runs[i]
+			r.Cost.Bill = &rcost
+			if rcost.Status == costing.Costed && rcost.Total != nil {
+				r.Cost.BillUnits = costing.UnitCosts(*rcost.Total, rcost.Run, r.Cost.Throughput)
+			}
+		}
+	}
+	for _, r := range rep.Runs {
+		c := r.Cost
+		if len(o.Quotes) > 0 {
+			c.QuoteFile = o.Quotes[0]
+			if len(o.Quotes) > 1 {
+				c.QuoteFile = o.Quotes[bundleIndex(dirs, r.Bundle)]
+			}
+			w := c.Window
+			if !w.HasWindow() && r.Run.DurationS.OK && r.Run.DurationS.V > 0 {
+				// Without timestamps the quote's run time is the run's
+				// duration; the epoch stands in for the start.
+				w.Start = time.Unix(0, 0).UTC()
+				w.End = w.Start.Add(time.Duration(r.Run.DurationS.V * float64(time.Second)))
+				c.WindowFromDuration = true
+				c.WindowNote = fmt.Sprintf("the run has no timestamps: the quote's run time is its duration_s, %s s (%s window)",
+					Sig(r.Run.DurationS.V, 9), orUnknown(r.Run.WindowKind))
+			}
+			qc, err := quotes[c.QuoteFile].Cost(w, nil)
+			if err != nil {
+				c.QuoteErr = "quote: " + err.Error()
+			} else {
+				c.Quote = qc
+				bl := quotes[c.QuoteFile].GPU.Billing
+				c.QuoteBilling = &bl
+				c.QuoteUnits = costing.UnitCosts(qc.Money(), w, c.Throughput)
+			}
+		}
+		switch {
+		case len(c.BillUnits) > 0:
+			c.UnitsSource = "bill"
+		case len(c.QuoteUnits) > 0:
+			c.UnitsSource = "quote"
+		}
+	}
+	return rc, nil
+}
+
+func bundleIndex(dirs []string, dir string) int {
+	for i, d := range dirs {
+		if d == dir {
+			return i
+		}
+	}
+	return 0
+}
+
+// throughputOf turns a run's throughput estimates into costing's
+// intervals (nil where there is none).
+func throughputOf(r *ReportRun) costing.Throughput {
+	iv := func(id string) *costing.Interval {
+		e, ok := r.Throughput[id]
+		if !ok || e.Lo != e.Lo || e.Hi != e.Hi {
+			return nil
+		}
+		return &costing.Interval{Point: e.Value, Lo: e.Lo, Hi: e.Hi, Level: e.Confidence}
+	}
+	return costing.Throughput{
+		SuccessfulRequestsPerSecond: iv("request_throughput"),
+		OutputTokensPerSecond:       iv("output_token_throughput"),
+		TotalTokensPerSecond:        iv("total_token_throughput"),
+	}
+}

@@ -1,0 +1,453 @@
+package render
+
+import (
+	"fmt"
+	"io"
+	"maps"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/verdict-llm/verdict/costing"
+	"github.com/verdict-llm/verdict/schemas"
+)
+
+// WriteReport writes the report's tables in format f: the Summary,
+// validation and cost tables when brief is set (for terminals), every
+// table otherwise.
+func WriteReport(w io.Writer, rep *Report, f Format, brief bool) error {
+	return Write(w, f, ReportTables(rep, brief))
+}
+
+// ReportTables builds the text tables of a report: Summary (one column
+// per run), the system under test side by side, each run's metrics with
+// intervals, validation findings, costs, definitions and sources. With
+// brief, only the Summary, validation and costs.
+func ReportTables(rep *Report, brief bool) []*Table {
+	out := []*Table{SummaryTable(rep)}
+	if !brief {
+		out = append(out, InventoryTable(rep))
+		for _, r := range rep.Runs {
+			out = append(out, ReportMetricsTable(rep, r))
+		}
+	}
+	out = append(out, ValidationTable(rep))
+	if rep.Costs != nil {
+		out = append(out, CostsTable(rep))
+	}
+	if !brief {
+		out = append(out, DefinitionsTable(rep.Definitions))
+		for _, b := range rep.Bundles {
+			t := SourcesTable(b.Manifest)
+			t.Title = "Sources of " + b.Path
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// runColumns heads a table with one column per run.
+func runColumns(first string, rep *Report) []string {
+	cols := []string{first}
+	for _, r := range rep.Runs {
+		cols = append(cols, r.Name)
+	}
+	return cols
+}
+
+// EstimateCell shows a value with its interval; its machine value is the
+// Estimate (JSON: value, lo, hi, confidence).
+func EstimateCell(e Estimate, unit string) Cell {
+	return N(estimateText(e, unit), e)
+}
+
+// SUTSummary is the GPU and engine of a run in a few words.
+func SUTSummary(r schemas.Run) (gpu, engine string) {
+	gpu = orUnknown(r.SUT.GPUModel)
+	if r.SUT.GPUCount.OK {
+		gpu = strconv.FormatInt(r.SUT.GPUCount.V, 10) + " × " + gpu
+	}
+	engine = orUnknown(strings.TrimSpace(r.SUT.Engine + " " + r.SUT.EngineVersion))
+	return gpu, engine
+}
+
+// LoadText describes how load was offered.
+func LoadText(r schemas.Run) string {
+	s := string(r.Scenario)
+	if r.Arrival != "" && r.Arrival != schemas.ArrivalUnknown {
+		s += ", " + string(r.Arrival)
+	}
+	if c := RateCell(r.RequestRate); c.Text != Unknown {
+		s += ", " + c.Text
+	}
+	if r.MaxConcurrency.OK && r.MaxConcurrency.V > 0 {
+		s += ", max concurrency " + strconv.FormatInt(r.MaxConcurrency.V, 10)
+	}
+	return s
+}
+
+// ModelOf is the model the SUT inventory names, else the tool's.
+func ModelOf(r schemas.Run) string {
+	if r.SUT.Model != "" {
+		s := r.SUT.Model
+		if r.SUT.Quantization != "" {
+			s += " (" + r.SUT.Quantization + ")"
+		}
+		return s
+	}
+	return orUnknown(r.Model)
+}
+
+// RequestsText is "ok / failed" from the run's counts.
+func RequestsText(r schemas.Run) string {
+	return optI(r.Completed).Text + " ok / " + optI(r.Failed).Text + " failed"
+}
+
+// CostCell shows a unit cost with its interval, or why it is unknown.
+func CostCell(c *RunCosting, metric string) Cell {
+	if c == nil {
+		return T("not costed (no --billing or --quote)")
+	}
+	u, ok := c.Unit(metric)
+	if !ok {
+		return T(Unknown + ": " + c.Why())
+	}
+	if math.IsNaN(u.Value) {
+		return T(Unknown + ": " + u.Note)
+	}
+	e := Estimate{Value: u.Value, Lo: u.Lo, Hi: u.Hi, Confidence: u.Level}
+	text := MoneyText(u.Value, u.Currency)
+	if !math.IsNaN(u.Lo) && !math.IsNaN(u.Hi) {
+		text = moneyNumber(u.Value) + " [" + moneyNumber(u.Lo) + ", " + moneyNumber(u.Hi) + "] " + u.Currency
+	}
+	return N(text+" ("+c.UnitsSource+")", e)
+}
+
+// MoneyText formats an amount for people: cents from 100 up, four
+// significant digits below, never with an exponent.
+func MoneyText(v float64, currency string) string {
+	return moneyNumber(v) + " " + currency
+}
+
+func moneyNumber(v float64) string { return moneySig(v, 4) }
+
+// moneySig writes v with n significant digits (cents from 100 up),
+// without an exponent.
+func moneySig(v float64, n int) string {
+	a := math.Abs(v)
+	switch {
+	case math.IsNaN(v) || math.IsInf(v, 0):
+		return Sig(v, 4)
+	case a >= 100:
+		return strconv.FormatFloat(v, 'f', 2, 64)
+	case a == 0:
+		return "0"
+	}
+	digits := min(n-1-int(math.Floor(math.Log10(a))), 15)
+	s := strconv.FormatFloat(v, 'f', digits, 64)
+	if strings.Contains(s, ".") {
+		s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
+	}
+	return s
+}
+
+// SummaryTable has one row per figure and one column per run.
+func SummaryTable(rep *Report) *Table {
+	t := &Table{Title: "Summary (one column per run, in input order; not ranked)", Columns: runColumns("figure", rep)}
+	// One column per run mixes text and numbers down a column, so every
+	// cell is left-aligned.
+	row := func(label string, cell func(r *ReportRun) Cell) {
+		cells := []Cell{T(label)}
+		for _, r := range rep.Runs {
+			c := cell(r)
+			c.Right = false
+			cells = append(cells, c)
+		}
+		t.AddRow(cells...)
+	}
+	row("run", func(r *ReportRun) Cell { return T(r.Run.ID) })
+	row("model", func(r *ReportRun) Cell { return T(ModelOf(r.Run)) })
+	row("GPU", func(r *ReportRun) Cell { g, _ := SUTSummary(r.Run); return T(g) })
+	row("engine", func(r *ReportRun) Cell { _, e := SUTSummary(r.Run); return T(e) })
+	row("load", func(r *ReportRun) Cell { return T(LoadText(r.Run)) })
+	row("requests", func(r *ReportRun) Cell { return T(RequestsText(r.Run)) })
+	for _, spec := range HeadlineSpecs {
+		row(spec.Label, func(r *ReportRun) Cell {
+			h, _ := r.Headline(spec.Key)
+			if !h.Known {
+				return T(Unknown)
+			}
+			return EstimateCell(h.Est, h.Unit)
+		})
+	}
+	if rep.Costs != nil {
+		row("cost per 1M output tokens", func(r *ReportRun) Cell { return CostCell(r.Cost, costing.CostPer1MOutputTokens) })
+		row("cost per successful request", func(r *ReportRun) Cell { return CostCell(r.Cost, costing.CostPerSuccessfulRequest) })
+		row("total cost", func(r *ReportRun) Cell { return CostCell(r.Cost, costing.TotalCost) })
+	}
+	row("validation", func(r *ReportRun) Cell {
+		if rep.Validation == nil {
+			return T("not available")
+		}
+		return T(orUnknown(r.Verdict))
+	})
+	row("status", func(r *ReportRun) Cell { return T(r.Status()) })
+	t.Notes = append(t.Notes, rep.Notes...)
+	for _, r := range rep.Runs {
+		for _, n := range r.Notes {
+			t.Notes = append(t.Notes, "note: "+r.Name+": "+n)
+		}
+		if r.Cost != nil && r.Cost.WindowFromDuration {
+			t.Notes = append(t.Notes, "note: "+r.Name+": "+r.Cost.WindowNote)
+		}
+	}
+	return t
+}
+
+// InventoryFields lists the provenance and system-under-test rows of the
+// inventory table, each with how to read it from a run.
+func InventoryFields(runs []*ReportRun) []InventoryField {
+	fs := []InventoryField{
+		{"bundle", func(r *ReportRun) string { return r.Bundle }},
+		{"run", func(r *ReportRun) string { return r.Run.ID }},
+		{"tool", func(r *ReportRun) string { return r.Run.Tool }},
+		{"tool version", func(r *ReportRun) string { return r.Run.ToolVersion }},
+		{"format", func(r *ReportRun) string { return r.Run.Format }},
+		{"source", func(r *ReportRun) string {
+			return fmt.Sprintf("%s (object %d)", r.Run.SourcePath, r.Run.SourceRecord)
+		}},
+		{"source SHA-256", func(r *ReportRun) string { return r.Run.SourceSHA256 }},
+		{"scenario", func(r *ReportRun) string { return string(r.Run.Scenario) }},
+		{"arrival", func(r *ReportRun) string { return string(r.Run.Arrival) }},
+		{"request rate", func(r *ReportRun) string { return optText(RateCell(r.Run.RequestRate)) }},
+		{"burstiness", func(r *ReportRun) string { return optText(optF(r.Run.Burstiness, "")) }},
+		{"max concurrency", func(r *ReportRun) string { return optText(ConcurrencyCell(r.Run.MaxConcurrency)) }},
+		{"streaming", func(r *ReportRun) string { return optText(optB(r.Run.Streaming)) }},
+		{"backend", func(r *ReportRun) string { return r.Run.Backend }},
+		{"endpoint", func(r *ReportRun) string { return r.Run.Endpoint }},
+		{"model (tool)", func(r *ReportRun) string { return r.Run.Model }},
+		{"tokenizer", func(r *ReportRun) string { return r.Run.Tokenizer }},
+		{"num prompts", func(r *ReportRun) string { return optText(optI(r.Run.NumPrompts)) }},
+		{"completed", func(r *ReportRun) string { return optText(optI(r.Run.Completed)) }},
+		{"failed", func(r *ReportRun) string { return optText(optI(r.Run.Failed)) }},
+		{"duration", func(r *ReportRun) string { return optText(optF(r.Run.DurationS, schemas.UnitSeconds)) }},
+		{"window", func(r *ReportRun) string { return windowText(r.Run) }},
+		{"tool date", func(r *ReportRun) string { return r.Run.ToolDate }},
+		{"token source", func(r *ReportRun) string { return r.Run.TokenSource }},
+		{"flags", func(r *ReportRun) string {
+			if len(r.Run.Flags) == 0 {
+				return "none"
+			}
+			return strings.Join(r.Run.Flags, ", ")
+		}},
+	}
+	labels := map[string]bool{}
+	for _, r := range runs {
+		for k := range r.Run.Labels {
+			labels[k] = true
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(labels)) {
+		fs = append(fs, InventoryField{"label " + k, func(r *ReportRun) string { return r.Run.Labels[k] }})
+	}
+	for i, f := range (schemas.Inventory{}).Fields() {
+		fs = append(fs, InventoryField{"sut: " + f[0], func(r *ReportRun) string { return r.Run.SUT.Fields()[i][1] }})
+	}
+	return fs
+}
+
+// An InventoryField is one row of the inventory table; Value returns ""
+// for unknown.
+type InventoryField struct {
+	Name  string
+	Value func(*ReportRun) string
+}
+
+// InventoryTable shows every run's provenance and system under test side
+// by side, unknowns as unknown.
+func InventoryTable(rep *Report) *Table {
+	t := &Table{Title: "System under test and provenance", Columns: runColumns("field", rep)}
+	for _, f := range InventoryFields(rep.Runs) {
+		cells := []Cell{T(f.Name)}
+		for _, r := range rep.Runs {
+			cells = append(cells, T(orUnknown(f.Value(r))))
+		}
+		t.AddRow(cells...)
+	}
+	return t
+}
+
+// StatText is a metric row's statistic: "p99" for percentiles.
+func StatText(m schemas.Metric) string {
+	if m.Stat == schemas.StatP && m.Percentile.OK {
+		return "p" + strconv.FormatFloat(m.Percentile.V, 'g', -1, 64)
+	}
+	return m.Stat
+}
+
+// MetricInterval returns the interval of a metrics-table row, when the
+// report computed one for it: for verdict's computed means and
+// percentiles of the per-request series and its computed rates.
+func (r *ReportRun) MetricInterval(m schemas.Metric) (Estimate, bool) {
+	if m.Source != schemas.SourceComputed || !m.Value.OK {
+		return Estimate{}, false
+	}
+	if e, ok := r.Throughput[m.MetricID]; ok && m.Stat == schemas.StatValue {
+		return e, !math.IsNaN(e.Lo)
+	}
+	ms, ok := r.Stats[m.MetricID]
+	if !ok {
+		return Estimate{}, false
+	}
+	var e Estimate
+	switch {
+	case m.Stat == schemas.StatMean:
+		e = ms.Mean
+	case m.Stat == schemas.StatMedian || m.Stat == schemas.StatP:
+		p := 50.0
+		if m.Stat == schemas.StatP {
+			if !m.Percentile.OK {
+				return Estimate{}, false
+			}
+			p = m.Percentile.V
+		}
+		i := slices.IndexFunc(ms.Quantiles, func(q Estimate) bool { return q.Percentile == p })
+		if i < 0 {
+			return Estimate{}, false
+		}
+		e = ms.Quantiles[i]
+	default:
+		return Estimate{}, false
+	}
+	// The interval belongs to the row only when the row is the same
+	// estimate (same data, same method).
+	if math.IsNaN(e.Lo) || math.Abs(e.Value-m.Value.V) > 1e-9*math.Max(1, math.Abs(e.Value)) {
+		return Estimate{}, false
+	}
+	return e, true
+}
+
+// ReportMetricsTable lists a run's metric rows with their intervals.
+func ReportMetricsTable(rep *Report, r *ReportRun) *Table {
+	t := &Table{Title: "Metrics of " + r.Name, Columns: []string{"metric", "stat", "value", "interval", "method", "source", "native name", "note"}}
+	for _, m := range r.Metrics {
+		val, iv := T(Unknown), T("")
+		if m.Value.OK {
+			val = N(Quantity(m.Value.V, m.Unit), m.Value.V)
+		}
+		if e, ok := r.MetricInterval(m); ok {
+			iv = N("["+Quantity(e.Lo, m.Unit)+", "+Quantity(e.Hi, m.Unit)+"]", e)
+		}
+		t.AddRow(T(m.MetricID), T(StatText(m)), val, iv, T(m.Method), T(m.Source), T(m.NativeName), T(m.Note))
+	}
+	if len(r.Metrics) == 0 {
+		t.Notes = append(t.Notes, "the bundle has no metric rows for this run")
+	}
+	return t
+}
+
+// ValidationTable lists the findings, or says validation is not
+// available.
+func ValidationTable(rep *Report) *Table {
+	t := &Table{Title: "Validation", Columns: []string{"severity", "effect", "rule", "subject", "message"}}
+	v := rep.Validation
+	if v == nil {
+		t.Notes = append(t.Notes, ValidationUnavailable+"; run `verdict validate` on the bundles.")
+		return t
+	}
+	pass := "passed"
+	if !v.Pass {
+		pass = "failed"
+	}
+	t.Title = fmt.Sprintf("Validation: %s (gate %s)", orUnknown(v.Verdict), pass)
+	for _, f := range v.Findings {
+		sev := f.Severity
+		if f.Unverified {
+			sev += " (unverified)"
+		}
+		t.AddRow(T(sev), T(f.Effect), T(f.Rule), T(f.Subject), T(f.Message))
+	}
+	if len(v.Findings) == 0 {
+		t.Notes = append(t.Notes, "no findings")
+	}
+	t.Notes = append(t.Notes, v.Notes...)
+	return t
+}
+
+// CostRecords flattens every run's costs with costing's record seam:
+// quote lines and totals, bill allocations and totals, and unit costs.
+func CostRecords(rep *Report) []costing.CostRecord {
+	var out []costing.CostRecord
+	for _, r := range rep.Runs {
+		c := r.Cost
+		if c == nil {
+			continue
+		}
+		if c.Quote != nil {
+			out = append(out, costing.QuoteRecords(c.Quote)...)
+			out = append(out, costing.UnitCostRecords(r.Run.ID, "quote", c.QuoteUnits)...)
+		}
+		if c.Bill != nil {
+			out = append(out, costing.BillRecords(*c.Bill)...)
+			out = append(out, costing.UnitCostRecords(r.Run.ID, "bill", c.BillUnits)...)
+		}
+	}
+	return out
+}
+
+// CostsTable lists every cost record, then how each run was costed.
+func CostsTable(rep *Report) *Table {
+	t := &Table{Title: "Costs", Columns: []string{"run", "source", "item", "rate", "quantity", "unit", "amount", "formula", "notes"}}
+	name := map[string]string{}
+	for _, r := range rep.Runs {
+		name[r.Run.ID] = r.Name
+	}
+	for _, c := range CostRecords(rep) {
+		amount := T(Unknown)
+		if c.Amount != "" {
+			// Exact decimals can run to 26 digits; people get six
+			// significant ones (JSON keeps the float, the workbook the
+			// formulas).
+			text := c.Amount
+			if len(text) > 14 {
+				text = moneySig(c.AmountFloat, 6)
+			}
+			amount = N(text+" "+c.Currency, c.AmountFloat)
+		}
+		t.AddRow(T(name[c.RunID]), T(c.Source), T(c.Item), T(c.Rate), T(c.Quantity), T(c.Unit), amount, T(c.Formula), T(c.Notes))
+	}
+	for _, r := range rep.Runs {
+		if c := r.Cost; c != nil {
+			t.Notes = append(t.Notes, r.Name+": "+c.WindowNote)
+			if c.QuoteErr != "" {
+				t.Notes = append(t.Notes, r.Name+": "+c.QuoteErr)
+			}
+			if c.Bill != nil {
+				t.Notes = append(t.Notes, fmt.Sprintf("%s: bill: %s", r.Name, c.Bill.Status))
+				for _, w := range c.Bill.Warnings {
+					t.Notes = append(t.Notes, r.Name+": bill: "+w.Error())
+				}
+			}
+			if c.Quote != nil {
+				for _, w := range c.Quote.Warnings {
+					t.Notes = append(t.Notes, r.Name+": quote: "+w.Error())
+				}
+			}
+		}
+	}
+	if rep.Costs != nil {
+		t.Notes = append(t.Notes, rep.Costs.Notes...)
+	}
+	return t
+}
+
+// DefinitionsTable lists metric definitions by ID.
+func DefinitionsTable(defs map[string]schemas.MetricDef) *Table {
+	t := &Table{Title: "Definitions of the metrics above", Columns: []string{"metric", "name", "unit", "level", "definition"}}
+	for _, id := range slices.Sorted(maps.Keys(defs)) {
+		def := defs[id]
+		t.AddRow(T(id), T(def.Name), T(def.Unit), T(string(def.Level)), T(def.Summary()))
+	}
+	return t
+}
