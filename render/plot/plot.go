@@ -1,0 +1,560 @@
+// Package plot draws verdict's report figures with gonum/plot, as SVG and
+// PNG: ECDFs and histograms of TTFT, TPOT, ITL and E2E with every run on
+// shared axes, latency against throughput across a rate sweep with
+// interval bars, GPU utilization, memory and power over time with the run
+// window shaded, and cost per 1M output tokens by run with intervals.
+//
+// It sits after render's report view: [Report] reads a *render.Report and
+// returns [Figure] values, whose bytes the HTML report inlines, the
+// workbook embeds and `verdict report --plots DIR` writes. Every figure
+// states its metric, unit and population in its title and axis labels, and
+// names runs in its legend, so that it can be read without the code.
+//
+// Output is deterministic: the same report gives byte-identical SVG and
+// PNG. NaN and infinite values, which gonum/plot refuses, are filtered out
+// before plotting (and counted in the figure's caption).
+package plot
+
+import (
+	"bytes"
+	"fmt"
+	"image/color"
+	"math"
+	"slices"
+	"strings"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/font"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
+	"gonum.org/v1/plot/vg/vgsvg"
+
+	"github.com/verdict-llm/verdict/render"
+
+	"github.com/verdict-llm/verdict/schemas"
+)
+
+// Options configure the figures. The zero value is valid.
+type Options struct {
+	// DPI is the PNG resolution; 0 means 96.
+	DPI int
+	// EmbedFonts embeds the fonts in each SVG, which makes it portable and
+	// about 0.5 MB larger. The HTML report embeds them once instead
+	// (FontFaceCSS).
+	EmbedFonts bool
+	// MaxPoints bounds the points of one ECDF line; larger samples are
+	// drawn through MaxPoints evenly spaced quantiles. 0 means 2000.
+	MaxPoints int
+	// Bins is the number of histogram bins; 0 means 40.
+	Bins int
+}
+
+// A Figure is one rendered chart.
+type Figure struct {
+	// Name is a file stem: lower-case letters, digits and dashes.
+	Name string
+	// Title says what the figure shows; Caption adds how to read it.
+	Title, Caption string
+	// Width and Height are the figure's size.
+	Width, Height vg.Length
+	SVG, PNG      []byte
+}
+
+// palette is Tableau 10: distinct for up to ten runs, then dashes vary.
+var palette = []color.RGBA{
+	{31, 119, 180, 255}, {255, 127, 14, 255}, {44, 160, 44, 255}, {214, 39, 40, 255}, {148, 103, 189, 255},
+	{140, 86, 75, 255}, {227, 119, 194, 255}, {127, 127, 127, 255}, {188, 189, 34, 255}, {23, 190, 207, 255},
+}
+
+var dashes = [][]vg.Length{nil, {vg.Points(6), vg.Points(3)}, {vg.Points(2), vg.Points(2)}, {vg.Points(8), vg.Points(2), vg.Points(2), vg.Points(2)}}
+
+// lineStyle is series i's style.
+func lineStyle(i int) draw.LineStyle {
+	return draw.LineStyle{Color: palette[i%len(palette)], Width: vg.Points(1.5), Dashes: dashes[(i/len(palette))%len(dashes)]}
+}
+
+// A Series is one run's values of one quantity.
+type Series struct {
+	Name   string
+	Values []float64
+}
+
+// finite returns the finite values of xs, sorted, and how many were
+// dropped.
+func finite(xs []float64) ([]float64, int) {
+	out := make([]float64, 0, len(xs))
+	for _, x := range xs {
+		if !math.IsNaN(x) && !math.IsInf(x, 0) {
+			out = append(out, x)
+		}
+	}
+	slices.Sort(out)
+	return out, len(xs) - len(out)
+}
+
+// Scale chooses a display unit for values stored in unit: milliseconds
+// for durations under a second, gibibytes for bytes.
+func Scale(unit string, typical float64) (factor float64, label string) {
+	switch unit {
+	case schemas.UnitSeconds:
+		if math.Abs(typical) < 1 {
+			return 1e3, "ms"
+		}
+		return 1, "s"
+	case schemas.UnitBytes:
+		return 1.0 / (1 << 30), "GiB"
+	case schemas.UnitRatio:
+		return 100, "%"
+	}
+	return 1, unit
+}
+
+// ticks labels the default tick positions with at most four significant
+// digits ("25", not "25.00").
+type ticks struct{}
+
+func (ticks) Ticks(min, max float64) []plot.Tick {
+	ts := plot.DefaultTicks{}.Ticks(min, max)
+	for i := range ts {
+		if ts[i].Label != "" {
+			ts[i].Label = render.Sig(ts[i].Value, 4)
+		}
+	}
+	return ts
+}
+
+func newPlot(title, xlabel, ylabel string) *plot.Plot {
+	p := plot.New()
+	p.Title.Text = title
+	p.Title.TextStyle.Font.Size = vg.Points(14)
+	p.X.Label.TextStyle.Font.Size = vg.Points(12)
+	p.Y.Label.TextStyle.Font.Size = vg.Points(12)
+	p.X.Tick.Marker, p.Y.Tick.Marker = ticks{}, ticks{}
+	p.X.Label.Text = xlabel
+	p.Y.Label.Text = ylabel
+	p.Title.Padding = vg.Points(6)
+	p.Add(plotter.NewGrid())
+	p.Legend.Top = true
+	p.Legend.Left = false
+	p.Legend.ThumbnailWidth = vg.Points(20)
+	return p
+}
+
+// ECDF plots the empirical CDF of each series on shared axes. Values are
+// multiplied by scale.
+func ECDF(title, xlabel, ylabel string, series []Series, scale float64, maxPoints int) (*plot.Plot, int, error) {
+	if maxPoints <= 0 {
+		maxPoints = 2000
+	}
+	p := newPlot(title, xlabel, ylabel)
+	p.Y.Min, p.Y.Max = 0, 1.02
+	p.Legend.Top, p.Legend.Left = false, false
+	p.Legend.YOffs = vg.Points(8)
+	dropped, drawn := 0, 0
+	for i, s := range series {
+		xs, d := finite(s.Values)
+		dropped += d
+		if len(xs) == 0 {
+			continue
+		}
+		n := len(xs)
+		pts := plotter.XYs{{X: xs[0] * scale, Y: 0}}
+		step := 1
+		if n > maxPoints {
+			step = (n + maxPoints - 1) / maxPoints
+		}
+		for j := 0; j < n; j += step {
+			pts = append(pts, plotter.XY{X: xs[j] * scale, Y: float64(j+1) / float64(n)})
+		}
+		if (n-1)%step != 0 {
+			pts = append(pts, plotter.XY{X: xs[n-1] * scale, Y: 1})
+		}
+		l, err := plotter.NewLine(pts)
+		if err != nil {
+			return nil, 0, err
+		}
+		l.StepStyle = plotter.PostStep
+		l.LineStyle = lineStyle(i)
+		p.Add(l)
+		p.Legend.Add(fmt.Sprintf("%s (n=%d)", s.Name, n), l)
+		drawn++
+	}
+	if drawn == 0 {
+		return nil, dropped, errNoData
+	}
+	return p, dropped, nil
+}
+
+var errNoData = fmt.Errorf("plot: no data")
+
+// Histogram plots each series' share of values per bin as a step outline,
+// with bins shared by every series.
+func Histogram(title, xlabel, ylabel string, series []Series, scale float64, bins int) (*plot.Plot, int, error) {
+	if bins <= 0 {
+		bins = 40
+	}
+	lo, hi := math.Inf(1), math.Inf(-1)
+	clean := make([][]float64, len(series))
+	dropped := 0
+	for i, s := range series {
+		xs, d := finite(s.Values)
+		dropped += d
+		clean[i] = xs
+		if len(xs) > 0 {
+			lo, hi = math.Min(lo, xs[0]), math.Max(hi, xs[len(xs)-1])
+		}
+	}
+	if math.IsInf(lo, 1) {
+		return nil, dropped, errNoData
+	}
+	if hi == lo {
+		hi = lo + math.Max(math.Abs(lo)*1e-3, 1e-9)
+	}
+	width := (hi - lo) / float64(bins)
+	p := newPlot(title, xlabel, ylabel)
+	p.Y.Min = 0
+	ymax := 0.0
+	for i, xs := range clean {
+		if len(xs) == 0 {
+			continue
+		}
+		counts := make([]float64, bins)
+		for _, x := range xs {
+			k := int((x - lo) / width)
+			if k >= bins {
+				k = bins - 1
+			}
+			counts[k]++
+		}
+		pts := make(plotter.XYs, 0, bins+2)
+		for k, c := range counts {
+			share := c / float64(len(xs))
+			ymax = math.Max(ymax, share)
+			pts = append(pts, plotter.XY{X: (lo + float64(k)*width) * scale, Y: share})
+		}
+		pts = append(pts, plotter.XY{X: hi * scale, Y: pts[len(pts)-1].Y}, plotter.XY{X: hi * scale, Y: 0})
+		pts = append(plotter.XYs{{X: lo * scale, Y: 0}}, pts...)
+		l, err := plotter.NewLine(pts)
+		if err != nil {
+			return nil, dropped, err
+		}
+		l.StepStyle = plotter.PostStep
+		l.LineStyle = lineStyle(i)
+		p.Add(l)
+		p.Legend.Add(fmt.Sprintf("%s (n=%d)", series[i].Name, len(xs)), l)
+	}
+	p.Y.Max = ymax * 1.08
+	return p, dropped, nil
+}
+
+// errPoints are points with X and Y intervals.
+type errPoints struct {
+	plotter.XYs
+	plotter.XErrors
+	plotter.YErrors
+}
+
+// A SweepPoint is one run of a sweep: throughput and latency with their
+// intervals (NaN bounds: none).
+type SweepPoint struct {
+	X, XLo, XHi float64
+	Y, YLo, YHi float64
+}
+
+// SweepLine is one platform's points at one percentile.
+type SweepLine struct {
+	Name   string
+	Dashed bool
+	Color  int
+	Points []SweepPoint
+}
+
+// Sweep plots latency against throughput with interval bars.
+func Sweep(title, xlabel, ylabel string, lines []SweepLine) (*plot.Plot, error) {
+	p := newPlot(title, xlabel, ylabel)
+	p.Legend.Top, p.Legend.Left = true, true
+	p.Y.Min, p.X.Min = 0, 0
+	ymax, xmax := 0.0, 0.0
+	drawn := 0
+	for _, ln := range lines {
+		var d errPoints
+		for _, pt := range ln.Points {
+			if !isFinite(pt.X) || !isFinite(pt.Y) {
+				continue
+			}
+			d.XYs = append(d.XYs, plotter.XY{X: pt.X, Y: pt.Y})
+			d.XErrors = append(d.XErrors, struct{ Low, High float64 }{Low: bound(pt.X - pt.XLo), High: bound(pt.XHi - pt.X)})
+			d.YErrors = append(d.YErrors, struct{ Low, High float64 }{Low: bound(pt.Y - pt.YLo), High: bound(pt.YHi - pt.Y)})
+			ymax = math.Max(ymax, math.Max(pt.Y, finiteOr(pt.YHi, pt.Y)))
+			xmax = math.Max(xmax, math.Max(pt.X, finiteOr(pt.XHi, pt.X)))
+		}
+		if len(d.XYs) == 0 {
+			continue
+		}
+		drawn++
+		ls := lineStyle(ln.Color)
+		if ln.Dashed {
+			ls.Dashes = []vg.Length{vg.Points(5), vg.Points(3)}
+		}
+		l, s, err := plotter.NewLinePoints(d.XYs)
+		if err != nil {
+			return nil, err
+		}
+		l.LineStyle = ls
+		s.GlyphStyle.Color = ls.Color
+		s.GlyphStyle.Radius = vg.Points(2.5)
+		s.GlyphStyle.Shape = draw.CircleGlyph{}
+		if ln.Dashed {
+			s.GlyphStyle.Shape = draw.RingGlyph{}
+		}
+		xe, err := plotter.NewXErrorBars(d)
+		if err != nil {
+			return nil, err
+		}
+		ye, err := plotter.NewYErrorBars(d)
+		if err != nil {
+			return nil, err
+		}
+		xe.LineStyle.Color, ye.LineStyle.Color = ls.Color, ls.Color
+		p.Add(l, s, xe, ye)
+		p.Legend.Add(ln.Name, l, s)
+	}
+	if drawn == 0 {
+		return nil, errNoData
+	}
+	p.Y.Max, p.X.Max = ymax*1.15, xmax*1.1
+	return p, nil
+}
+
+func isFinite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
+
+func finiteOr(x, def float64) float64 {
+	if isFinite(x) {
+		return x
+	}
+	return def
+}
+
+// bound turns a missing or negative interval half-width into 0.
+func bound(d float64) float64 {
+	if !isFinite(d) || d < 0 {
+		return 0
+	}
+	return d
+}
+
+// A Bar is one labelled value with an interval (NaN bounds: none).
+type Bar struct {
+	Label         string
+	Value, Lo, Hi float64
+}
+
+// Bars plots one bar per label with interval bars.
+func Bars(title, ylabel string, bars []Bar) (*plot.Plot, error) {
+	p := newPlot(title, "", ylabel)
+	var vals plotter.Values
+	var d errPoints
+	var names []string
+	ymax := 0.0
+	for _, b := range bars {
+		if !isFinite(b.Value) {
+			continue
+		}
+		x := float64(len(vals))
+		vals = append(vals, b.Value)
+		names = append(names, b.Label)
+		d.XYs = append(d.XYs, plotter.XY{X: x, Y: b.Value})
+		d.YErrors = append(d.YErrors, struct{ Low, High float64 }{Low: bound(b.Value - b.Lo), High: bound(b.Hi - b.Value)})
+		ymax = math.Max(ymax, math.Max(b.Value, finiteOr(b.Hi, b.Value)))
+	}
+	if len(vals) == 0 {
+		return nil, errNoData
+	}
+	bc, err := plotter.NewBarChart(vals, vg.Points(36))
+	if err != nil {
+		return nil, err
+	}
+	bc.Color = palette[0]
+	bc.LineStyle.Width = 0
+	ye, err := plotter.NewYErrorBars(d)
+	if err != nil {
+		return nil, err
+	}
+	ye.LineStyle.Width = vg.Points(1.2)
+	p.Add(bc, ye)
+	p.NominalX(names...)
+	p.X.Min, p.X.Max = -0.7, float64(len(vals))-0.3
+	p.Y.Min, p.Y.Max = 0, ymax*1.15
+	return p, nil
+}
+
+// A Track is one device's values over time (seconds from the origin).
+type Track struct {
+	Name string
+	T, V []float64
+}
+
+// Timeline plots tracks over time with [wStart, wEnd] shaded (no shading
+// when wEnd <= wStart).
+func Timeline(title, ylabel string, tracks []Track, wStart, wEnd float64) (*plot.Plot, error) {
+	p := newPlot(title, "time since the first sample or window start (s)", ylabel)
+	p.Legend.Top, p.Legend.Left = true, false
+	lo, hi := math.Inf(1), math.Inf(-1)
+	drawn := 0
+	var lines []*plotter.Line
+	for i, tr := range tracks {
+		var pts plotter.XYs
+		for j := range tr.T {
+			if isFinite(tr.T[j]) && isFinite(tr.V[j]) {
+				pts = append(pts, plotter.XY{X: tr.T[j], Y: tr.V[j]})
+				lo, hi = math.Min(lo, tr.V[j]), math.Max(hi, tr.V[j])
+			}
+		}
+		if len(pts) == 0 {
+			continue
+		}
+		l, err := plotter.NewLine(pts)
+		if err != nil {
+			return nil, err
+		}
+		l.LineStyle = lineStyle(i)
+		lines = append(lines, l)
+		p.Legend.Add(tr.Name, l)
+		drawn++
+	}
+	if drawn == 0 {
+		return nil, errNoData
+	}
+	lo = math.Min(lo, 0)
+	if hi <= lo {
+		hi = lo + 1
+	}
+	hi *= 1.35 // headroom for the legend
+	if wEnd > wStart {
+		poly, err := plotter.NewPolygon(plotter.XYs{{X: wStart, Y: lo}, {X: wEnd, Y: lo}, {X: wEnd, Y: hi}, {X: wStart, Y: hi}})
+		if err != nil {
+			return nil, err
+		}
+		poly.Color = color.NRGBA{R: 255, G: 190, B: 60, A: 70}
+		poly.LineStyle = draw.LineStyle{Color: color.Transparent, Width: 0}
+		p.Add(poly)
+		p.Legend.Add("run window", poly)
+	}
+	for _, l := range lines {
+		p.Add(l)
+	}
+	p.Y.Min, p.Y.Max = lo, hi
+	return p, nil
+}
+
+// Draw renders a grid of plots (rows of columns, nil cells left empty) of
+// the given size as SVG and PNG.
+func Draw(rows [][]*plot.Plot, w, h vg.Length, o Options) (svg, png []byte, err error) {
+	dpi := o.DPI
+	if dpi <= 0 {
+		dpi = 96
+	}
+	paint := func(c vg.CanvasSizer) (err error) {
+		defer func() {
+			if r := recover(); r != nil {
+				err = fmt.Errorf("plot: %v", r)
+			}
+		}()
+		dc := draw.New(c)
+		dc.SetColor(color.White)
+		dc.Fill(dc.Rectangle.Path())
+		if len(rows) == 1 && len(rows[0]) == 1 {
+			rows[0][0].Draw(dc)
+			return nil
+		}
+		t := draw.Tiles{Rows: len(rows), Cols: len(rows[0]), PadX: vg.Points(12), PadY: vg.Points(12),
+			PadTop: vg.Points(4), PadBottom: vg.Points(4), PadLeft: vg.Points(4), PadRight: vg.Points(4)}
+		cs := plot.Align(rows, t, dc)
+		for i := range rows {
+			for j, p := range rows[i] {
+				if p != nil {
+					p.Draw(cs[i][j])
+				}
+			}
+		}
+		return nil
+	}
+	sc := vgsvg.NewWith(vgsvg.UseWH(w, h), vgsvg.EmbedFonts(o.EmbedFonts))
+	if err := paint(sc); err != nil {
+		return nil, nil, err
+	}
+	var sb bytes.Buffer
+	if _, err := sc.WriteTo(&sb); err != nil {
+		return nil, nil, err
+	}
+	ic := vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(dpi))
+	if err := paint(ic); err != nil {
+		return nil, nil, err
+	}
+	var pb bytes.Buffer
+	if _, err := (vgimg.PngCanvas{Canvas: ic}).WriteTo(&pb); err != nil {
+		return nil, nil, err
+	}
+	return sb.Bytes(), pb.Bytes(), nil
+}
+
+// FileStem turns text into a file-name stem: lower-case letters, digits
+// and single dashes.
+func FileStem(s string) string {
+	var b strings.Builder
+	dash := false
+	for _, r := range strings.ToLower(s) {
+		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' {
+			b.WriteRune(r)
+			dash = false
+		} else if !dash && b.Len() > 0 {
+			b.WriteByte('-')
+			dash = true
+		}
+	}
+	out := strings.TrimSuffix(b.String(), "-")
+	if len(out) > 60 {
+		out = strings.TrimSuffix(out[:60], "-")
+	}
+	if out == "" {
+		out = "run"
+	}
+	return out
+}
+
+// FontFaceCSS returns @font-face rules embedding the fonts the figures
+// use, as data URLs, for documents that inline SVG figures drawn without
+// EmbedFonts.
+func FontFaceCSS() (string, error) {
+	var b strings.Builder
+	seen := map[string]bool{}
+	for _, f := range []font.Font{plot.DefaultFont} {
+		face := font.DefaultCache.Lookup(f, 12)
+		if face.Face == nil {
+			return "", fmt.Errorf("plot: font %v not found", f)
+		}
+		c := vgsvg.NewWith(vgsvg.UseWH(1, 1), vgsvg.EmbedFonts(true))
+		c.FillString(face, vg.Point{}, "x")
+		var buf bytes.Buffer
+		if _, err := c.WriteTo(&buf); err != nil {
+			return "", err
+		}
+		s := buf.String()
+		i := strings.Index(s, "@font-face")
+		j := -1
+		if i >= 0 {
+			j = strings.Index(s[i:], "</style>")
+		}
+		if j < 0 {
+			return "", fmt.Errorf("plot: no @font-face in the embedded SVG")
+		}
+		rule := strings.TrimSpace(s[i : i+j])
+		if !seen[rule] {
+			seen[rule] = true
+			b.WriteString(rule + "\n")
+		}
+	}
+	return b.String(), nil
+}

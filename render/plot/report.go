@@ -1,0 +1,305 @@
+package plot
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"sort"
+	"strings"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/vg"
+
+	"github.com/verdict-llm/verdict/costing"
+	"github.com/verdict-llm/verdict/render"
+	"github.com/verdict-llm/verdict/schemas"
+)
+
+// metricText names the report's per-request metrics in figures.
+var metricText = map[string]struct{ short, population string }{
+	"ttft":      {"TTFT", "successful requests"},
+	"tpot":      {"TPOT", "successful requests with more than one output token"},
+	"itl_chunk": {"ITL (per chunk)", "gaps between streamed chunks, pooled over successful requests"},
+	"e2e":       {"E2E latency", "successful requests"},
+}
+
+// figureStem names the figures of a metric.
+var figureStem = map[string]string{"ttft": "ttft", "tpot": "tpot", "itl_chunk": "itl", "e2e": "e2e"}
+
+// Report draws the report's figures, in a fixed order: an ECDF and a
+// histogram per latency metric, latency against throughput, GPU telemetry
+// per run that has samples, and cost per 1M output tokens per currency.
+// A figure without data is left out and listed in skipped with the reason.
+func Report(rep *render.Report, o Options) (figs []Figure, skipped []string, err error) {
+	add := func(name, title, caption string, w, h vg.Length, rows [][]*plot.Plot) error {
+		svg, png, err := Draw(rows, w, h, o)
+		if err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		figs = append(figs, Figure{Name: name, Title: title, Caption: caption, Width: w, Height: h, SVG: svg, PNG: png})
+		return nil
+	}
+	for _, id := range render.SeriesMetrics {
+		mt := metricText[id]
+		unit := schemas.MustLookup(id).Unit
+		var series []Series
+		typical := 0.0
+		for _, r := range rep.Runs {
+			if xs := r.Series[id]; len(xs) > 0 {
+				series = append(series, Series{Name: r.Name, Values: xs})
+				typical = math.Max(typical, xs[len(xs)/2])
+			}
+		}
+		if len(series) == 0 {
+			skipped = append(skipped, mt.short+": no per-request data in any run")
+			continue
+		}
+		scale, ulabel := Scale(unit, typical)
+		xlabel := fmt.Sprintf("%s (%s)", mt.short, ulabel)
+		ylabel := "fraction of " + populationWord(id)
+		p, dropped, err := ECDF(mt.short+": cumulative distribution per run", xlabel, ylabel, series, scale, o.MaxPoints)
+		if err != nil {
+			return nil, nil, err
+		}
+		caption := fmt.Sprintf("Empirical CDF of %s over %s; one line per run, shared axes. A line further left is faster.", mt.short, mt.population)
+		if dropped > 0 {
+			caption += fmt.Sprintf(" %d non-finite values were left out.", dropped)
+		}
+		if err := add("ecdf-"+figureStem[id], mt.short+" ECDF", caption, 7*vg.Inch, 4.5*vg.Inch, [][]*plot.Plot{{p}}); err != nil {
+			return nil, nil, err
+		}
+		h, _, err := Histogram(mt.short+": histogram per run", xlabel, "share of "+populationWord(id)+" per bin", series, scale, o.Bins)
+		if err != nil {
+			return nil, nil, err
+		}
+		caption = fmt.Sprintf("Histogram of %s over %s: the share of each run's values in each of the bins shared by all runs.", mt.short, mt.population)
+		if err := add("hist-"+figureStem[id], mt.short+" histogram", caption, 7*vg.Inch, 4.5*vg.Inch, [][]*plot.Plot{{h}}); err != nil {
+			return nil, nil, err
+		}
+	}
+	if err := sweepFigure(rep, add, &skipped); err != nil {
+		return nil, nil, err
+	}
+	for k, r := range rep.Runs {
+		if len(r.Samples) == 0 {
+			continue
+		}
+		rows, err := gpuPlots(r)
+		if errors.Is(err, errNoData) {
+			skipped = append(skipped, "GPU telemetry of "+r.Name+": no usable samples")
+			continue
+		}
+		if err != nil {
+			return nil, nil, err
+		}
+		caption := "GPU utilization, memory used and board power per device over time"
+		if r.Run.WindowStart.OK && r.Run.WindowEnd.OK {
+			caption += "; the shaded band is the run's window"
+		} else {
+			caption += "; the run's window is unknown, so none is shaded"
+		}
+		name := fmt.Sprintf("gpu-%d-%s", k+1, FileStem(r.Name))
+		if err := add(name, "GPU telemetry of "+r.Name, caption+".", 7*vg.Inch, 8*vg.Inch, rows); err != nil {
+			return nil, nil, err
+		}
+	}
+	if !slices.ContainsFunc(rep.Runs, func(r *render.ReportRun) bool { return len(r.Samples) > 0 }) {
+		skipped = append(skipped, "GPU telemetry: no run has GPU samples")
+	}
+	if err := costFigures(rep, add, &skipped); err != nil {
+		return nil, nil, err
+	}
+	return figs, skipped, nil
+}
+
+func populationWord(id string) string {
+	if id == "itl_chunk" {
+		return "chunk gaps"
+	}
+	return "requests"
+}
+
+type adder func(name, title, caption string, w, h vg.Length, rows [][]*plot.Plot) error
+
+// sweepFigure draws TTFT and TPOT percentiles against output token
+// throughput, one line per platform through its runs in throughput order.
+func sweepFigure(rep *render.Report, add adder, skipped *[]string) error {
+	var platforms []string
+	byPlatform := map[string][]*render.ReportRun{}
+	for _, r := range rep.Runs {
+		if _, ok := byPlatform[r.Platform]; !ok {
+			platforms = append(platforms, r.Platform)
+		}
+		byPlatform[r.Platform] = append(byPlatform[r.Platform], r)
+	}
+	var panels []*plot.Plot
+	for _, metric := range []string{"ttft", "tpot"} {
+		unit := schemas.MustLookup(metric).Unit
+		typical := 0.0
+		for _, r := range rep.Runs {
+			if h, ok := r.Headline(metric + "_p99"); ok && h.Known {
+				typical = math.Max(typical, h.Est.Value)
+			}
+		}
+		scale, ulabel := Scale(unit, typical)
+		var lines []SweepLine
+		for i, pl := range platforms {
+			runs := byPlatform[pl]
+			for _, pct := range []string{"p99", "p50"} {
+				ln := SweepLine{Name: pl + " " + pct, Dashed: pct == "p50", Color: i}
+				for _, r := range runs {
+					x, okx := r.Headline("output_token_throughput")
+					y, oky := r.Headline(metric + "_" + pct)
+					if !okx || !oky || !x.Known || !y.Known {
+						continue
+					}
+					ln.Points = append(ln.Points, SweepPoint{X: x.Est.Value, XLo: x.Est.Lo, XHi: x.Est.Hi,
+						Y: y.Est.Value * scale, YLo: y.Est.Lo * scale, YHi: y.Est.Hi * scale})
+				}
+				sort.SliceStable(ln.Points, func(a, b int) bool { return ln.Points[a].X < ln.Points[b].X })
+				lines = append(lines, ln)
+			}
+		}
+		p, err := Sweep(metricText[metric].short+" vs output token throughput", "output token throughput (tokens/s)",
+			fmt.Sprintf("%s (%s)", metricText[metric].short, ulabel), lines)
+		if errors.Is(err, errNoData) {
+			*skipped = append(*skipped, "latency vs throughput: no run has both "+metric+" percentiles and output token throughput")
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		panels = append(panels, p)
+	}
+	caption := "p99 (solid) and p50 (dashed) of TTFT and TPOT against output token throughput over the run's window, one line per platform through its runs (a rate sweep), with interval bars on both axes."
+	return add("latency-vs-throughput", "Latency vs throughput", caption, 11*vg.Inch, 4.5*vg.Inch, [][]*plot.Plot{panels})
+}
+
+// gpuPlots draws a run's samples: utilization, memory and power.
+func gpuPlots(r *render.ReportRun) ([][]*plot.Plot, error) {
+	smp := slices.Clone(r.Samples)
+	slices.SortStableFunc(smp, func(a, b schemas.Sample) int { return a.Time.Compare(b.Time) })
+	origin := smp[0].Time
+	wStart, wEnd := 0.0, 0.0
+	if r.Run.WindowStart.OK && r.Run.WindowEnd.OK {
+		origin = r.Run.WindowStart.V
+		if smp[0].Time.Before(origin) {
+			origin = smp[0].Time
+		}
+		wStart = r.Run.WindowStart.V.Sub(origin).Seconds()
+		wEnd = r.Run.WindowEnd.V.Sub(origin).Seconds()
+	}
+	var devices []string
+	tracks := map[string]*[3]Track{}
+	for _, s := range smp {
+		key := s.Device
+		if s.Host != "" {
+			key = s.Host + ":" + s.Device
+		}
+		name := "GPU " + key
+		if s.DeviceName != "" {
+			name += " (" + s.DeviceName + ")"
+		}
+		tr := tracks[key]
+		if tr == nil {
+			tr = &[3]Track{{Name: name}, {Name: name}, {Name: name}}
+			tracks[key] = tr
+			devices = append(devices, key)
+		}
+		t := s.Time.Sub(origin).Seconds()
+		if s.UtilPct.OK {
+			tr[0].T, tr[0].V = append(tr[0].T, t), append(tr[0].V, s.UtilPct.V)
+		}
+		if s.MemUsedBytes.OK {
+			tr[1].T, tr[1].V = append(tr[1].T, t), append(tr[1].V, float64(s.MemUsedBytes.V)/(1<<30))
+		}
+		if s.PowerW.OK {
+			tr[2].T, tr[2].V = append(tr[2].T, t), append(tr[2].V, s.PowerW.V)
+		}
+	}
+	titles := []struct{ title, ylabel string }{
+		{"GPU utilization (share of time a kernel ran)", "utilization (%)"},
+		{"GPU memory used", "memory used (GiB)"},
+		{"GPU board power", "power (W)"},
+	}
+	var rows [][]*plot.Plot
+	for k, tt := range titles {
+		var ts []Track
+		for _, d := range devices {
+			ts = append(ts, tracks[d][k])
+		}
+		p, err := Timeline(tt.title+" of "+r.Name, tt.ylabel, ts, wStart, wEnd)
+		if errors.Is(err, errNoData) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		if k == 0 {
+			p.Y.Min, p.Y.Max = 0, 135
+		}
+		rows = append(rows, []*plot.Plot{p})
+	}
+	if len(rows) == 0 {
+		return nil, errNoData
+	}
+	return rows, nil
+}
+
+// costFigures draws cost per 1M output tokens per run, one figure per
+// currency.
+func costFigures(rep *render.Report, add adder, skipped *[]string) error {
+	if rep.Costs == nil {
+		*skipped = append(*skipped, "cost per 1M output tokens: no --billing or --quote given")
+		return nil
+	}
+	var currencies []string
+	bars := map[string][]Bar{}
+	sources := map[string]map[string]bool{}
+	for _, r := range rep.Runs {
+		if r.Cost == nil {
+			continue
+		}
+		u, ok := r.Cost.Unit(costing.CostPer1MOutputTokens)
+		if !ok || !isFinite(u.Value) {
+			continue
+		}
+		if _, ok := bars[u.Currency]; !ok {
+			currencies = append(currencies, u.Currency)
+			sources[u.Currency] = map[string]bool{}
+		}
+		label := r.Name
+		if !r.Complete() {
+			label += " (incomplete)"
+		}
+		bars[u.Currency] = append(bars[u.Currency], Bar{Label: label, Value: u.Value, Lo: u.Lo, Hi: u.Hi})
+		sources[u.Currency][r.Cost.UnitsSource] = true
+	}
+	if len(currencies) == 0 {
+		*skipped = append(*skipped, "cost per 1M output tokens: no run could be costed")
+		return nil
+	}
+	for _, cur := range currencies {
+		p, err := Bars("Cost per 1M output tokens", "cost per 1M output tokens ("+cur+")", bars[cur])
+		if err != nil {
+			return err
+		}
+		src := strings.Join(slices.Sorted(func(yield func(string) bool) {
+			for s := range sources[cur] {
+				if !yield(s) {
+					return
+				}
+			}
+		}), " and ")
+		name := "cost-per-1m-output-tokens"
+		if len(currencies) > 1 {
+			name += "-" + strings.ToLower(FileStem(cur))
+		}
+		caption := fmt.Sprintf("Total cost (from the %s) × 1,000,000 / output tokens of successful requests, per run, in %s. Bars show the throughput's interval carried through the cost rate; runs are in input order, not ranked.", src, cur)
+		if err := add(name, "Cost per 1M output tokens ("+cur+")", caption, 7*vg.Inch, 4.5*vg.Inch, [][]*plot.Plot{{p}}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
