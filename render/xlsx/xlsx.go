@@ -1,0 +1,477 @@
+// Package xlsx writes verdict's report as an Excel workbook for
+// procurement reviews, with excelize.
+//
+// The workbook has these sheets:
+//
+//   - Summary: one row per run, in input order and never ranked: the
+//     headline figures with units and interval bounds as numbers, cost per
+//     1M output tokens (a live formula on the Costs sheet), the validation
+//     verdict, and a status that marks incomplete results.
+//   - Runs: provenance and the full system-under-test inventory side by
+//     side, unknowns shown as "unknown".
+//   - Metrics: every metric row with its definition, method, source and
+//     interval.
+//   - Validation: every finding, or why validation is not available.
+//   - Costs: quote lines and bill allocations as live formulas over named
+//     inputs (GPU_COST = GPU_RATE * GPU_HOURS, TOTAL_COST = GPU_COST +
+//     OTHER_LISTED_COST, and the unit costs), next to the figures verdict
+//     computed, so that a reviewer can change a rate and see every total
+//     move. The workbook asks for a full recalculation on load.
+//   - Charts: native Excel charts of the Summary.
+//   - Plots: the report's figures as pictures.
+//   - Requests: per-request rows, streamed, capped at Excel's row limit
+//     (the sheet says so when it is reached).
+//   - About: how to read the workbook, the defined names, and sources.
+//
+// Text from input files never becomes a formula: every text cell goes
+// through render.SafeText (a leading = + - @ tab CR or NUL gets an
+// apostrophe), and formulas are built only from constants and the cell
+// references this package generates.
+package xlsx
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	_ "image/png" // AddPictureFromBytes decodes the plots
+
+	"github.com/xuri/excelize/v2"
+
+	"github.com/verdict-llm/verdict/render"
+	"github.com/verdict-llm/verdict/schemas"
+)
+
+// Excel's limits.
+const (
+	// MaxRows is the number of rows of a worksheet.
+	MaxRows = 1_048_576
+)
+
+// Sheet names.
+const (
+	SheetSummary    = "Summary"
+	SheetRuns       = "Runs"
+	SheetMetrics    = "Metrics"
+	SheetValidation = "Validation"
+	SheetCosts      = "Costs"
+	SheetCharts     = "Charts"
+	SheetPlots      = "Plots"
+	SheetRequests   = "Requests"
+	SheetAbout      = "About"
+)
+
+// Options configure the workbook. The zero value is valid.
+type Options struct {
+	// Pictures are embedded on the Plots sheet, in order.
+	Pictures []Picture
+	// Requests streams the rows of the Requests sheet; nil reads them from
+	// the report's bundles. NoRequests leaves the sheet out.
+	Requests   RequestSource
+	NoRequests bool
+	// MaxRequestRows caps the request rows written; 0 means as many as
+	// fit under Excel's row limit (the header and a closing note take two
+	// rows).
+	MaxRequestRows int
+	// Notes are added to the About sheet (for example figures that were
+	// not drawn, and why).
+	Notes []string
+}
+
+// A Picture is a PNG image with its title.
+type Picture struct {
+	Name, Title, Caption string
+	PNG                  []byte
+}
+
+// A RequestSource calls fn for every request row, in order, with the run
+// it belongs to. The Request is only valid during the call.
+type RequestSource func(ctx context.Context, fn func(run *render.ReportRun, q *schemas.Request) error) error
+
+// BundleRequests reads the request rows of every run of rep from its
+// bundles, in report order.
+func BundleRequests(rep *render.Report) RequestSource {
+	return func(ctx context.Context, fn func(*render.ReportRun, *schemas.Request) error) error {
+		for _, b := range rep.Bundles {
+			byID := map[string]*render.ReportRun{}
+			for _, r := range rep.Runs {
+				if r.Bundle == b.Path {
+					byID[r.Run.ID] = r
+				}
+			}
+			bundle, err := schemas.OpenBundle(b.Path)
+			if err != nil {
+				return err
+			}
+			err = bundle.Requests(ctx, func(q *schemas.Request) error {
+				if r := byID[q.RunID]; r != nil {
+					return fn(r, q)
+				}
+				return nil
+			})
+			if err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+}
+
+// Write writes the workbook to path atomically: to a temporary file in
+// the same directory, renamed into place once complete.
+func Write(ctx context.Context, path string, rep *render.Report, o Options) error {
+	dir := filepath.Dir(path)
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return err
+	}
+	ok := false
+	defer func() {
+		if !ok {
+			tmp.Close()
+			os.Remove(tmp.Name())
+		}
+	}()
+	if err := WriteTo(ctx, tmp, rep, o); err != nil {
+		return err
+	}
+	if err := tmp.Sync(); err != nil {
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return err
+	}
+	ok = true
+	return nil
+}
+
+// WriteTo writes the workbook to w.
+func WriteTo(ctx context.Context, w io.Writer, rep *render.Report, o Options) error {
+	b, err := newBook(rep, o)
+	if err != nil {
+		return err
+	}
+	defer b.f.Close()
+	if err := b.build(ctx); err != nil {
+		return err
+	}
+	_, err = b.f.WriteTo(w)
+	return err
+}
+
+// book is a workbook being written.
+type book struct {
+	f      *excelize.File
+	rep    *render.Report
+	o      Options
+	styles map[string]int
+	// costNames maps a run to its defined-name suffix and cost source,
+	// filled by the Costs sheet and read by the Summary.
+	costNames map[*render.ReportRun]costRef
+	names     []excelize.DefinedName
+	about     []string
+}
+
+// costRef says which defined names hold a run's unit costs.
+type costRef struct {
+	prefix string // "" for the quote, "BILL_" for the bill
+	suffix string // "_3"
+	hasLo  bool   // COST_PER_1M_OUTPUT_TOKENS_LO exists
+}
+
+func newBook(rep *render.Report, o Options) (*book, error) {
+	f := excelize.NewFile()
+	b := &book{f: f, rep: rep, o: o, styles: map[string]int{}, costNames: map[*render.ReportRun]costRef{}}
+	return b, nil
+}
+
+func (b *book) build(ctx context.Context) error {
+	f := b.f
+	sheets := []string{SheetSummary, SheetRuns, SheetMetrics, SheetValidation}
+	if b.rep.Costs != nil {
+		sheets = append(sheets, SheetCosts)
+	}
+	sheets = append(sheets, SheetCharts)
+	if len(b.o.Pictures) > 0 {
+		sheets = append(sheets, SheetPlots)
+	}
+	if !b.o.NoRequests {
+		sheets = append(sheets, SheetRequests)
+	}
+	sheets = append(sheets, SheetAbout)
+	if err := f.SetSheetName("Sheet1", sheets[0]); err != nil {
+		return err
+	}
+	for _, s := range sheets[1:] {
+		if _, err := f.NewSheet(s); err != nil {
+			return err
+		}
+	}
+	// Costs first: the Summary's cost cells refer to its names.
+	steps := []func() error{}
+	if b.rep.Costs != nil {
+		steps = append(steps, b.costs)
+	}
+	steps = append(steps, b.summary, b.runs, b.metrics, b.validation, b.charts)
+	if len(b.o.Pictures) > 0 {
+		steps = append(steps, b.plots)
+	}
+	for _, step := range steps {
+		if err := step(); err != nil {
+			return err
+		}
+	}
+	if !b.o.NoRequests {
+		if err := b.requests(ctx); err != nil {
+			return err
+		}
+	}
+	for i := range b.names {
+		if err := f.SetDefinedName(&b.names[i]); err != nil {
+			return fmt.Errorf("defined name %s: %w", b.names[i].Name, err)
+		}
+	}
+	if err := b.aboutSheet(); err != nil {
+		return err
+	}
+	full := true
+	if err := f.SetCalcProps(&excelize.CalcPropsOptions{FullCalcOnLoad: &full}); err != nil {
+		return err
+	}
+	f.SetActiveSheet(0)
+	return nil
+}
+
+// txt neutralises formula injection in a text cell.
+func txt(s string) string { return render.SafeText(s) }
+
+// cell returns the A1 name of (col, row), both 1-based.
+func cell(col, row int) string {
+	c, err := excelize.CoordinatesToCellName(col, row)
+	if err != nil {
+		panic(err) // programmer error: coordinates out of range
+	}
+	return c
+}
+
+// abs returns an absolute reference Sheet!$A$1.
+func abs(sheet string, col, row int) string {
+	c, _ := excelize.ColumnNumberToName(col)
+	return fmt.Sprintf("%s!$%s$%d", sheet, c, row)
+}
+
+// style returns a style ID for a named style, creating it once.
+func (b *book) style(key string) int {
+	if id, ok := b.styles[key]; ok {
+		return id
+	}
+	s := &excelize.Style{}
+	switch {
+	case key == "title":
+		s.Font = &excelize.Font{Bold: true, Size: 14}
+	case key == "header":
+		s.Font = &excelize.Font{Bold: true}
+		s.Fill = excelize.Fill{Type: "pattern", Pattern: 1, Color: []string{"DDEBF7"}}
+		s.Border = []excelize.Border{{Type: "bottom", Color: "8EA9C1", Style: 1}}
+		s.Alignment = &excelize.Alignment{WrapText: true, Vertical: "top"}
+	case key == "note":
+		s.Font = &excelize.Font{Italic: true, Color: "595959"}
+	case key == "bold":
+		s.Font = &excelize.Font{Bold: true}
+	case key == "wrap":
+		s.Alignment = &excelize.Alignment{WrapText: true, Vertical: "top"}
+	case key == "incomplete":
+		s.Font = &excelize.Font{Bold: true, Color: "9C0006"}
+		s.Fill = excelize.Fill{Type: "pattern", Pattern: 1, Color: []string{"FFC7CE"}}
+		s.Alignment = &excelize.Alignment{WrapText: true, Vertical: "top"}
+	case key == "complete":
+		s.Font = &excelize.Font{Color: "006100"}
+		s.Fill = excelize.Fill{Type: "pattern", Pattern: 1, Color: []string{"C6EFCE"}}
+	case strings.HasPrefix(key, "num:"):
+		nf := key[len("num:"):]
+		s.CustomNumFmt = &nf
+	case strings.HasPrefix(key, "input:"):
+		nf := key[len("input:"):]
+		s.CustomNumFmt = &nf
+		s.Fill = excelize.Fill{Type: "pattern", Pattern: 1, Color: []string{"FFF2CC"}}
+		s.Border = []excelize.Border{{Type: "bottom", Color: "BF9000", Style: 1}}
+	case strings.HasPrefix(key, "total:"):
+		nf := key[len("total:"):]
+		s.CustomNumFmt = &nf
+		s.Font = &excelize.Font{Bold: true}
+		s.Border = []excelize.Border{{Type: "top", Color: "000000", Style: 1}}
+	default:
+		panic("xlsx: unknown style " + key)
+	}
+	id, err := b.f.NewStyle(s)
+	if err != nil {
+		panic(fmt.Sprintf("xlsx: style %s: %v", key, err)) // only constant formats reach here
+	}
+	b.styles[key] = id
+	return id
+}
+
+// numFmt is the number format of a display unit: the value followed by
+// its unit, so that every number carries its unit.
+func numFmt(unit string) string {
+	switch unit {
+	case "", "count":
+		return "#,##0"
+	case "ms":
+		return `#,##0.00" ms"`
+	case "µs":
+		return `#,##0.0" µs"`
+	case "s":
+		return `#,##0.000" s"`
+	case schemas.UnitTokens:
+		return `#,##0" tokens"`
+	case schemas.UnitRequestsPerSecond:
+		return `#,##0.000" req/s"`
+	case schemas.UnitTokensPerSecond:
+		return `#,##0.0" tokens/s"`
+	case "%":
+		return `0.0" %"`
+	case "W":
+		return `#,##0.0" W"`
+	case "GiB":
+		return `#,##0.00" GiB"`
+	case "GPU-hours", "hours":
+		return `#,##0.000000" h"`
+	case "float":
+		return "General"
+	}
+	if isCurrency(unit) {
+		return `#,##0.00####" ` + unit + `"`
+	}
+	return "General"
+}
+
+// isCurrency reports an ISO 4217-shaped code (three upper-case letters),
+// the only currency text allowed into a number format.
+func isCurrency(s string) bool {
+	if len(s) != 3 {
+		return false
+	}
+	for _, c := range s {
+		if c < 'A' || c > 'Z' {
+			return false
+		}
+	}
+	return true
+}
+
+// displayScale returns the factor and unit a stored value is shown in on
+// the sheets: durations in ms when the typical value is under a second.
+func displayScale(unit string, typical float64) (float64, string) {
+	if unit == schemas.UnitSeconds {
+		if typical < 1 {
+			return 1e3, "ms"
+		}
+		return 1, "s"
+	}
+	if unit == schemas.UnitRatio {
+		return 100, "%"
+	}
+	return 1, unit
+}
+
+// widths sets column widths from 1.
+func (b *book) widths(sheet string, ws ...float64) error {
+	for i, w := range ws {
+		c, _ := excelize.ColumnNumberToName(i + 1)
+		if err := b.f.SetColWidth(sheet, c, c, w); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// freeze freezes the rows above row and the columns left of col.
+func (b *book) freeze(sheet string, col, row int) error {
+	return b.f.SetPanes(sheet, &excelize.Panes{Freeze: true, XSplit: col - 1, YSplit: row - 1,
+		TopLeftCell: cell(col, row), ActivePane: "bottomRight"})
+}
+
+// header writes a header row and title row above it.
+func (b *book) header(sheet, title string, row int, cols []string) error {
+	if title != "" {
+		if err := b.f.SetCellStr(sheet, cell(1, row-1), title); err != nil {
+			return err
+		}
+		if err := b.f.SetCellStyle(sheet, cell(1, row-1), cell(1, row-1), b.style("title")); err != nil {
+			return err
+		}
+	}
+	for i, c := range cols {
+		if err := b.f.SetCellStr(sheet, cell(i+1, row), txt(c)); err != nil {
+			return err
+		}
+	}
+	return b.f.SetCellStyle(sheet, cell(1, row), cell(len(cols), row), b.style("header"))
+}
+
+// setText writes a text cell through SafeText with an optional style.
+func (b *book) setText(sheet string, col, row int, s string, style string) error {
+	ref := cell(col, row)
+	if err := b.f.SetCellStr(sheet, ref, txt(s)); err != nil {
+		return err
+	}
+	if style != "" {
+		return b.f.SetCellStyle(sheet, ref, ref, b.style(style))
+	}
+	return nil
+}
+
+// setNum writes a number with a number-format style (none when NaN or
+// infinite: such cells are left empty).
+func (b *book) setNum(sheet string, col, row int, v float64, style string) error {
+	if v != v || v > 1e308 || v < -1e308 {
+		return nil
+	}
+	ref := cell(col, row)
+	if err := b.f.SetCellFloat(sheet, ref, v, -1, 64); err != nil {
+		return err
+	}
+	if style != "" {
+		return b.f.SetCellStyle(sheet, ref, ref, b.style(style))
+	}
+	return nil
+}
+
+// setFormula writes a formula built from constants and generated
+// references (never from input text).
+func (b *book) setFormula(sheet string, col, row int, formula, style string) error {
+	ref := cell(col, row)
+	if err := b.f.SetCellFormula(sheet, ref, formula); err != nil {
+		return err
+	}
+	if style != "" {
+		return b.f.SetCellStyle(sheet, ref, ref, b.style(style))
+	}
+	return nil
+}
+
+// notes writes lines of notes from row, returning the next free row.
+func (b *book) notes(sheet string, row int, lines []string) (int, error) {
+	for _, n := range lines {
+		if err := b.setText(sheet, 1, row, n, "note"); err != nil {
+			return row, err
+		}
+		row++
+	}
+	return row, nil
+}
+
+// name records a workbook-level defined name for an absolute reference.
+func (b *book) name(n, sheet string, col, row int, comment string) {
+	b.names = append(b.names, excelize.DefinedName{Name: n, RefersTo: abs(sheet, col, row), Comment: comment})
+}
