@@ -1,0 +1,331 @@
+// Package html writes verdict's report as one self-contained HTML file:
+// the report's tables (the same ones the text and Markdown renderings
+// show) and its figures inlined as SVG, with the figures' fonts embedded
+// as data URLs. The file loads nothing from anywhere: a Content Security
+// Policy forbids every external resource and every script but the
+// report's own self-check, which marks the document once every figure has
+// rendered.
+//
+// Every text of the report passes through html/template's contextual
+// escaping. The SVG figures are inserted as markup; they come from
+// render/plot, whose SVG backend escapes text, and are checked here
+// against an allow-list of SVG elements and attributes before they are
+// trusted.
+package html
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/xml"
+	"errors"
+	"fmt"
+	"html/template"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/verdict-llm/verdict/render"
+)
+
+// Options configure the HTML report. The zero value is valid.
+type Options struct {
+	// Figures are inlined in order.
+	Figures []Figure
+	// FontCSS holds @font-face rules for the figures' fonts (see
+	// plot.FontFaceCSS); empty leaves the browser to substitute fonts.
+	FontCSS string
+	// Notes are listed at the end (figures not drawn, and why).
+	Notes []string
+}
+
+// A Figure is an SVG image with its title and caption.
+type Figure struct {
+	Name, Title, Caption string
+	SVG                  []byte
+}
+
+// selfCheck marks the document with how many figures rendered with a
+// non-empty box, for people (nothing visible) and for tests that load the
+// report in a browser.
+const selfCheck = `(function () {
+  var figs = document.querySelectorAll("figure svg");
+  var ok = 0;
+  for (var i = 0; i < figs.length; i++) {
+    var b = figs[i].getBBox();
+    if (b.width > 0 && b.height > 0) { ok++; }
+  }
+  var imgs = document.images, broken = 0;
+  for (var j = 0; j < imgs.length; j++) {
+    if (!imgs[j].complete || imgs[j].naturalWidth === 0) { broken++; }
+  }
+  document.documentElement.setAttribute("data-figures", String(figs.length));
+  document.documentElement.setAttribute("data-figures-rendered", String(ok));
+  document.documentElement.setAttribute("data-broken-images", String(broken));
+})();`
+
+// csp is the report's Content Security Policy: nothing external, inline
+// styles, fonts and images only as data URLs, and only the self-check
+// script (by its hash).
+func csp() string {
+	sum := sha256.Sum256([]byte(selfCheck))
+	return "default-src 'none'; style-src 'unsafe-inline'; font-src data:; img-src data:; script-src 'sha256-" +
+		base64.StdEncoding.EncodeToString(sum[:]) + "'; base-uri 'none'; form-action 'none'"
+}
+
+// Write writes the report to path atomically (a temporary file renamed
+// into place).
+func Write(ctx context.Context, path string, rep *render.Report, o Options) error {
+	var buf bytes.Buffer
+	if err := WriteTo(ctx, &buf, rep, o); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return err
+	}
+	if _, err := tmp.Write(buf.Bytes()); err != nil {
+		tmp.Close()
+		os.Remove(tmp.Name())
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		os.Remove(tmp.Name())
+		return err
+	}
+	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
+		os.Remove(tmp.Name())
+		return err
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		os.Remove(tmp.Name())
+		return err
+	}
+	return nil
+}
+
+type tableView struct {
+	ID    string
+	Table *render.Table
+	Open  bool
+}
+
+type figureView struct {
+	Figure
+	Markup template.HTML
+}
+
+type page struct {
+	Title, Version, CSP string
+	Bundles             []string
+	FontCSS             template.CSS
+	Summary             tableView
+	Figures             []figureView
+	Sections            []section
+	Notes               []string
+	Script              template.JS
+}
+
+type section struct {
+	ID, Title string
+	Tables    []tableView
+}
+
+// WriteTo writes the report to w.
+func WriteTo(ctx context.Context, w io.Writer, rep *render.Report, o Options) error {
+	p := page{Title: rep.Title, Version: rep.VerdictVersion, CSP: csp(), Script: template.JS(selfCheck), Notes: o.Notes}
+	if err := checkFontCSS(o.FontCSS); err != nil {
+		return err
+	}
+	p.FontCSS = template.CSS(o.FontCSS)
+	for _, b := range rep.Bundles {
+		p.Bundles = append(p.Bundles, b.Path)
+	}
+	p.Summary = tableView{ID: "summary", Table: render.SummaryTable(rep), Open: true}
+	for _, f := range o.Figures {
+		m, err := inlineSVG(f.SVG)
+		if err != nil {
+			return fmt.Errorf("figure %s: %w", f.Name, err)
+		}
+		p.Figures = append(p.Figures, figureView{Figure: f, Markup: m})
+	}
+	metrics := section{ID: "metrics", Title: "Metrics"}
+	for i, r := range rep.Runs {
+		metrics.Tables = append(metrics.Tables, tableView{ID: fmt.Sprintf("metrics-%d", i+1), Table: render.ReportMetricsTable(rep, r)})
+	}
+	p.Sections = append(p.Sections,
+		section{ID: "inventory", Title: "System under test", Tables: []tableView{{ID: "inventory-table", Table: render.InventoryTable(rep), Open: true}}},
+		metrics,
+		section{ID: "validation", Title: "Validation", Tables: []tableView{{ID: "validation-table", Table: render.ValidationTable(rep), Open: true}}},
+	)
+	if rep.Costs != nil {
+		p.Sections = append(p.Sections, section{ID: "costs", Title: "Costs", Tables: []tableView{{ID: "costs-table", Table: render.CostsTable(rep), Open: true}}})
+	}
+	defs := section{ID: "definitions", Title: "Definitions and sources", Tables: []tableView{{ID: "definitions-table", Table: render.DefinitionsTable(rep.Definitions)}}}
+	for i, b := range rep.Bundles {
+		t := render.SourcesTable(b.Manifest)
+		t.Title = "Sources of " + b.Path
+		defs.Tables = append(defs.Tables, tableView{ID: fmt.Sprintf("sources-%d", i+1), Table: t})
+	}
+	p.Sections = append(p.Sections, defs)
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	return pageTemplate.Execute(w, p)
+}
+
+// checkFontCSS accepts only what plot.FontFaceCSS writes: @font-face
+// rules with data URLs, nothing that could close the style element.
+func checkFontCSS(css string) error {
+	if strings.Contains(css, "<") || strings.Contains(css, "url(http") || strings.Contains(css, "@import") {
+		return errors.New("html: font CSS must hold only @font-face rules with data URLs")
+	}
+	return nil
+}
+
+// allowed SVG elements and attributes: what gonum/plot's SVG backend
+// writes.
+var (
+	svgElements = map[string]bool{"svg": true, "g": true, "path": true, "text": true, "defs": true, "style": true,
+		"rect": true, "circle": true, "line": true, "polyline": true, "polygon": true, "tspan": true}
+	svgAttrs = map[string]bool{"width": true, "height": true, "viewBox": true, "xmlns": true, "xlink": true, "transform": true,
+		"d": true, "style": true, "x": true, "y": true, "dx": true, "dy": true, "font-family": true, "font-size": true,
+		"fill": true, "stroke": true, "stroke-width": true, "opacity": true, "text-anchor": true, "cx": true, "cy": true, "r": true,
+		"x1": true, "x2": true, "y1": true, "y2": true, "points": true, "class": true, "id": true, "stroke-dasharray": true,
+		"stroke-dashoffset": true, "stroke-linecap": true, "stroke-linejoin": true, "fill-opacity": true, "stroke-opacity": true,
+		"font-weight": true, "font-style": true, "font-variant": true}
+)
+
+// inlineSVG checks an SVG document against the allow-list and returns
+// its <svg> element as markup, sized to fit the page.
+func inlineSVG(svg []byte) (template.HTML, error) {
+	d := xml.NewDecoder(bytes.NewReader(svg))
+	for {
+		tok, err := d.Token()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return "", fmt.Errorf("invalid SVG: %w", err)
+		}
+		switch t := tok.(type) {
+		case xml.StartElement:
+			if !svgElements[t.Name.Local] {
+				return "", fmt.Errorf("SVG element <%s> is not allowed", t.Name.Local)
+			}
+			for _, a := range t.Attr {
+				if !svgAttrs[a.Name.Local] || strings.HasPrefix(strings.ToLower(a.Name.Local), "on") {
+					return "", fmt.Errorf("SVG attribute %s is not allowed", a.Name.Local)
+				}
+				if strings.Contains(strings.ToLower(a.Value), "url(") && a.Name.Local != "style" {
+					return "", fmt.Errorf("SVG attribute %s refers to a URL", a.Name.Local)
+				}
+			}
+		case xml.ProcInst, xml.Comment, xml.CharData:
+		case xml.Directive:
+			return "", errors.New("SVG directives are not allowed")
+		}
+	}
+	s := string(svg)
+	i := strings.Index(s, "<svg")
+	if i < 0 {
+		return "", errors.New("no <svg> element")
+	}
+	s = s[i:]
+	// Keep the viewBox; let CSS size the figure.
+	s = strings.Replace(s, "<svg ", `<svg class="figure" role="img" `, 1)
+	if strings.Contains(strings.ToLower(s), "<script") || strings.Contains(strings.ToLower(s), "javascript:") {
+		return "", errors.New("SVG holds a script")
+	}
+	return template.HTML(s), nil
+}
+
+func cellClass(c render.Cell) string {
+	var cls []string
+	if c.Right {
+		cls = append(cls, "num")
+	}
+	if strings.HasPrefix(c.Text, "INCOMPLETE") {
+		cls = append(cls, "incomplete")
+	}
+	if c.Text == "complete" {
+		cls = append(cls, "complete")
+	}
+	return strings.Join(cls, " ")
+}
+
+var pageTemplate = template.Must(template.New("report").Funcs(template.FuncMap{"cellClass": cellClass}).Parse(`<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="{{.CSP}}">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="generator" content="verdict{{if .Version}} {{.Version}}{{end}}">
+<title>{{.Title}}</title>
+<style>
+{{.FontCSS}}
+body { font-family: "Liberation Sans", Arial, Helvetica, sans-serif; margin: 2rem auto; max-width: 1200px; padding: 0 1rem; color: #1f2328; line-height: 1.4; }
+h1 { font-size: 1.6rem; margin-bottom: 0.2rem; }
+h2 { font-size: 1.25rem; border-bottom: 1px solid #d0d7de; padding-bottom: 0.2rem; margin-top: 2.2rem; }
+h3 { font-size: 1.05rem; margin: 1.2rem 0 0.4rem; }
+nav a { margin-right: 1rem; }
+.meta { color: #57606a; font-size: 0.9rem; }
+.scroll { overflow-x: auto; }
+table { border-collapse: collapse; font-size: 0.85rem; margin: 0.3rem 0 0.5rem; }
+th, td { border: 1px solid #d0d7de; padding: 0.25rem 0.5rem; vertical-align: top; text-align: left; }
+th { background: #ddebf7; position: sticky; top: 0; }
+td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
+td.incomplete { background: #ffc7ce; color: #9c0006; font-weight: bold; }
+td.complete { background: #c6efce; color: #006100; }
+tbody tr:nth-child(even) { background: #f6f8fa; }
+.notes { font-size: 0.85rem; color: #57606a; margin: 0 0 1rem; padding-left: 1.2rem; }
+figure { margin: 1.5rem 0; }
+figure svg.figure { width: 100%; height: auto; max-width: 1000px; background: #fff; }
+figcaption { font-size: 0.9rem; color: #57606a; max-width: 1000px; }
+details > summary { cursor: pointer; font-weight: bold; margin: 0.6rem 0; }
+</style>
+</head>
+<body>
+<header>
+<h1>{{.Title}}</h1>
+<p class="meta">Written by verdict{{if .Version}} {{.Version}}{{end}} from {{range $i, $b := .Bundles}}{{if $i}}, {{end}}<code>{{$b}}</code>{{end}}.
+Runs are in input order and are not ranked.</p>
+<nav><a href="#summary">Summary</a><a href="#figures">Figures</a>{{range .Sections}}<a href="#{{.ID}}">{{.Title}}</a>{{end}}</nav>
+</header>
+<main>
+<section id="summary">
+<h2>Summary</h2>
+{{template "table" .Summary}}
+</section>
+<section id="figures">
+<h2>Figures</h2>
+{{if not .Figures}}<p class="meta">No figures were drawn.</p>{{end}}
+{{range .Figures}}<figure id="figure-{{.Name}}">
+{{.Markup}}
+<figcaption><strong>{{.Title}}.</strong> {{.Caption}}</figcaption>
+</figure>
+{{end}}</section>
+{{range .Sections}}<section id="{{.ID}}">
+<h2>{{.Title}}</h2>
+{{range .Tables}}{{if .Open}}{{template "table" .}}{{else}}<details id="{{.ID}}"><summary>{{.Table.Title}}</summary>
+{{template "table" .}}</details>
+{{end}}{{end}}</section>
+{{end}}{{if .Notes}}<section id="notes">
+<h2>Notes</h2>
+<ul class="notes">{{range .Notes}}<li>{{.}}</li>{{end}}</ul>
+</section>{{end}}
+</main>
+<script>{{.Script}}</script>
+</body>
+</html>
+{{define "table"}}{{with .Table}}{{if .Title}}<h3>{{.Title}}</h3>{{end}}
+<div class="scroll"><table>
+<thead><tr>{{range .Columns}}<th scope="col">{{.}}</th>{{end}}</tr></thead>
+<tbody>
+{{range .Rows}}<tr>{{range .}}<td{{with cellClass .}} class="{{.}}"{{end}}>{{.Text}}</td>{{end}}</tr>
+{{end}}</tbody>
+</table></div>
+{{if .Notes}}<ul class="notes">{{range .Notes}}<li>{{.}}</li>{{end}}</ul>{{end}}{{end}}{{end}}
+`))

@@ -1,0 +1,191 @@
+package html_test
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/verdict-llm/verdict/ingest"
+	"github.com/verdict-llm/verdict/ingest/all"
+	"github.com/verdict-llm/verdict/render"
+	"github.com/verdict-llm/verdict/render/html"
+	"github.com/verdict-llm/verdict/render/plot"
+	"github.com/verdict-llm/verdict/schemas"
+)
+
+const demo = "../../testdata/demo/"
+
+// hostileLabel would run as script if it reached the page unescaped.
+const hostileLabel = `<script>alert(1)</script><img src=x onerror=alert(2)>`
+
+// report builds the demo report, with platform b's label hostile, and
+// writes it as HTML into dir.
+func report(t *testing.T, dir string) (*render.Report, string) {
+	t.Helper()
+	var bundles []string
+	for _, p := range []string{"a", "b"} {
+		inv, err := schemas.LoadInventory(demo + "sut-" + p + ".yaml")
+		if err != nil {
+			t.Fatal(err)
+		}
+		label := p
+		if p == "b" {
+			label = hostileLabel
+		}
+		dest := filepath.Join(dir, "platform-"+p+".bundle")
+		if _, err := ingest.ToBundle(context.Background(), []string{demo + "platform-" + p + ".json"}, dest, ingest.Options{
+			Formats: all.Formats(), SUT: inv, Labels: map[string]string{"platform": label}}); err != nil {
+			t.Fatal(err)
+		}
+		bundles = append(bundles, dest)
+	}
+	rep, err := render.LoadReport(context.Background(), bundles, render.ReportOptions{Resamples: 1000,
+		Quotes: []string{demo + "quote-a.yaml", demo + "quote-b.yaml"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	figs, skipped, err := plot.Report(rep, plot.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	css, err := plot.FontFaceCSS()
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := html.Options{FontCSS: css, Notes: skipped}
+	for _, f := range figs {
+		o.Figures = append(o.Figures, html.Figure{Name: f.Name, Title: f.Title, Caption: f.Caption, SVG: f.SVG})
+	}
+	path := filepath.Join(dir, "report.html")
+	if err := html.Write(context.Background(), path, rep, o); err != nil {
+		t.Fatal(err)
+	}
+	return rep, path
+}
+
+// TestSelfContained: one script (the self-check), no external
+// references, every figure inline, hostile text escaped.
+func TestSelfContained(t *testing.T) {
+	_, path := report(t, t.TempDir())
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := string(data)
+	if n := strings.Count(page, "<script"); n != 1 {
+		t.Errorf("%d <script> elements, want only the self-check", n)
+	}
+	if strings.Contains(page, "onerror=") && !strings.Contains(page, "onerror=alert(2)&gt;") {
+		t.Error("the hostile label's attribute reached the page unescaped")
+	}
+	if !strings.Contains(page, "&lt;script&gt;alert(1)&lt;/script&gt;") {
+		t.Error("the hostile label does not appear escaped")
+	}
+	for _, ref := range regexp.MustCompile(`(?i)(?:src|href)\s*=\s*"([^"#][^"]*)"`).FindAllStringSubmatch(page, -1) {
+		t.Errorf("external reference %q", ref[1])
+	}
+	if strings.Contains(page, "http://") && !strings.Contains(page, "http://www.w3.org/") {
+		for _, m := range regexp.MustCompile(`http://[^\s"<]+`).FindAllString(page, -1) {
+			if !strings.HasPrefix(m, "http://www.w3.org/") && !strings.HasPrefix(m, "http://10.0.") {
+				t.Errorf("URL %q in the page", m)
+			}
+		}
+	}
+	if n := strings.Count(page, `<svg class="figure"`); n != 10 {
+		t.Errorf("%d inline figures, want 10", n)
+	}
+	for _, want := range []string{`<section id="summary">`, "TTFT p99", "cost per 1M output tokens", "Content-Security-Policy", "@font-face", "validation not available"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("page lacks %q", want)
+		}
+	}
+}
+
+// TestRejectsUnsafeSVG: figures are inlined only when they hold nothing
+// but drawing.
+func TestRejectsUnsafeSVG(t *testing.T) {
+	rep := &render.Report{}
+	for _, bad := range []string{
+		`<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>`,
+		`<svg xmlns="http://www.w3.org/2000/svg" onload="alert(1)"><g/></svg>`,
+		`<svg xmlns="http://www.w3.org/2000/svg"><foreignObject><p>x</p></foreignObject></svg>`,
+		`<svg xmlns="http://www.w3.org/2000/svg"><image href="http://x/y.png"/></svg>`,
+		`<svg xmlns="http://www.w3.org/2000/svg"><g fill="url(http://x)"/></svg>`,
+	} {
+		err := html.WriteTo(context.Background(), &bytes.Buffer{}, rep, html.Options{Figures: []html.Figure{{Name: "x", SVG: []byte(bad)}}})
+		if err == nil {
+			t.Errorf("accepted %s", bad)
+		}
+	}
+	if err := html.WriteTo(context.Background(), &bytes.Buffer{}, rep, html.Options{FontCSS: "</style><script>x</script>"}); err == nil {
+		t.Error("accepted font CSS that closes the style element")
+	}
+}
+
+// TestChromium loads the report in headless Chromium and fails on any
+// console message (a script error, a blocked or missing resource), a
+// figure that did not render, or a broken image.
+func TestChromium(t *testing.T) {
+	browser := ""
+	for _, n := range []string{"chromium", "chromium-browser", "google-chrome"} {
+		if p, err := exec.LookPath(n); err == nil {
+			browser = p
+			break
+		}
+	}
+	if browser == "" {
+		t.Skip("Chromium is not installed (apt-get install chromium); .ci/run installs it")
+	}
+	dir := t.TempDir()
+	_, path := report(t, dir)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, browser, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+		"--disable-background-networking", "--disable-component-update", "--disable-sync", "--disable-extensions",
+		"--user-data-dir="+filepath.Join(dir, "profile"), "--enable-logging=stderr", "--v=0", "--virtual-time-budget=5000",
+		"--dump-dom", "file://"+path)
+	cmd.Env = append(os.Environ(), "HOME="+dir)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("chromium: %v\n%s", err, errb.String())
+	}
+	for _, line := range strings.Split(errb.String(), "\n") {
+		if strings.Contains(line, ":CONSOLE") {
+			t.Errorf("console: %s", line)
+		}
+	}
+	dom := out.String()
+	attr := func(name string) int {
+		m := regexp.MustCompile(name + `="(\d+)"`).FindStringSubmatch(dom)
+		if m == nil {
+			t.Fatalf("the self-check did not run: no %s in\n%.400s", name, dom)
+		}
+		n, _ := strconv.Atoi(m[1])
+		return n
+	}
+	if figs, ok := attr("data-figures"), attr("data-figures-rendered"); figs != 10 || ok != figs {
+		t.Errorf("%d of %d figures rendered, want 10 of 10", ok, figs)
+	}
+	if n := attr("data-broken-images"); n != 0 {
+		t.Errorf("%d broken images", n)
+	}
+	// The DOM holds the report's tables and figures, and the hostile
+	// label as text.
+	for _, want := range []string{"<h3>Summary (one column per run, in input order; not ranked)</h3>", "<th scope=\"col\">figure</th>",
+		"Validation", "Costs", `<figure id="figure-ecdf-ttft">`, "&lt;script&gt;alert(1)&lt;/script&gt;"} {
+		if !strings.Contains(dom, want) {
+			t.Errorf("DOM lacks %q", want)
+		}
+	}
+	if n := strings.Count(dom, "<table>"); n < 6 {
+		t.Errorf("%d tables in the DOM", n)
+	}
+}
