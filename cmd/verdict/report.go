@@ -1,0 +1,224 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/urfave/cli/v3"
+
+	"github.com/verdict-llm/verdict/render"
+	"github.com/verdict-llm/verdict/render/html"
+	"github.com/verdict-llm/verdict/render/plot"
+	"github.com/verdict-llm/verdict/render/xlsx"
+	"github.com/verdict-llm/verdict/validate"
+)
+
+func reportCommand() *cli.Command {
+	def := render.DefaultStats
+	return &cli.Command{
+		Name:      "report",
+		Usage:     "write the report: Excel workbook, plots, HTML and Markdown",
+		ArgsUsage: "BUNDLE...",
+		Description: `Reads every BUNDLE, validates the runs (comparing the bundles when there are
+several), computes the headline figures with bootstrap intervals, costs
+the runs from --billing exports and --quote files, and writes:
+
+   --xlsx FILE      a workbook for procurement reviews: Summary (one row per
+                    run, never ranked; incomplete results marked), Runs,
+                    Metrics, Validation, Costs (live formulas over named
+                    inputs: change a rate and the totals move), Charts,
+                    Plots, Requests (every request, up to Excel's row limit)
+   --plots DIR      the figures as SVG and PNG: ECDFs and histograms of TTFT,
+                    TPOT, ITL and E2E, latency vs throughput, GPU telemetry,
+                    cost per 1M output tokens
+   --html FILE      one self-contained HTML file with the tables and figures
+   --markdown FILE  every table as Markdown (for CI step summaries)
+
+and prints the Summary, validation and cost tables in --format.
+
+Costs: a bill is joined to a run by the resource IDs of its inventory
+(cloud.resource_ids in the --sut file) over the run's timestamped window;
+a run without timestamps (most tools record none) cannot be billed, and
+the report says so. A quote prices run time: without timestamps its hours
+come from the run's duration (duration_s), and the Costs sheet says so.
+Give one --quote for every run, or one per BUNDLE in the order of the
+bundles.
+
+The exit status is 0 when the report was written, whatever the
+validation verdict (verdict validate is the gate), and 2 on usage or
+input errors.
+
+Examples:
+   verdict report --xlsx report.xlsx --html report.html a.bundle b.bundle
+   verdict report --quote quote-a.yaml --quote quote-b.yaml --plots plots/ a.bundle b.bundle
+   verdict report --billing focus-2025-06.csv --xlsx costs.xlsx capture.bundle
+   verdict report --format markdown a.bundle >> "$GITHUB_STEP_SUMMARY"`,
+		Flags: []cli.Flag{
+			&cli.StringSliceFlag{Name: "billing", Usage: "billing export `FILE` (FOCUS, AWS CUR, GCP, Azure; repeatable)", TakesFile: true},
+			&cli.StringSliceFlag{Name: "quote", Usage: "quote `FILE` (YAML): one for every run, or one per BUNDLE in order (repeatable)", TakesFile: true},
+			&cli.StringFlag{Name: "xlsx", Usage: "write the Excel workbook to `FILE`", TakesFile: true},
+			&cli.StringFlag{Name: "plots", Usage: "write the figures as SVG and PNG into `DIR`", TakesFile: true},
+			&cli.StringFlag{Name: "html", Usage: "write the HTML report to `FILE`", TakesFile: true},
+			&cli.StringFlag{Name: "markdown", Usage: "write every table as Markdown to `FILE`", TakesFile: true},
+			&cli.StringFlag{Name: "title", Value: "verdict report", Usage: "the report's `TITLE`"},
+			&cli.StringFlag{Name: "policy", Usage: "validation policy `FILE` (YAML)", TakesFile: true},
+			&cli.BoolFlag{Name: "no-validate", Usage: "do not validate (the report says validation is not available)"},
+			&cli.FloatFlag{Name: "ci", Value: def.Confidence, Usage: "confidence of the bootstrap intervals (0 turns them off)"},
+			&cli.IntFlag{Name: "resamples", Value: def.Resamples, Usage: "bootstrap resamples"},
+			&cli.Uint64Flag{Name: "seed", Value: def.Seed, Usage: "bootstrap seed"},
+			&cli.IntFlag{Name: "max-request-rows", Usage: "cap the workbook's Requests sheet at `N` rows (0: Excel's limit)"},
+			formatFlag("table"),
+		},
+		Action: func(ctx context.Context, cmd *cli.Command) error {
+			if cmd.NArg() == 0 {
+				return usage("report: give at least one BUNDLE")
+			}
+			f, err := render.ParseFormat(cmd.String("format"))
+			if err != nil || f == render.CSV {
+				return usage("--format: use table, markdown or json")
+			}
+			ci := cmd.Float("ci")
+			if ci == 0 {
+				ci = -1 // render.ReportOptions: negative turns intervals off
+			}
+			a := reportArgs{bundles: cmd.Args().Slice(), format: f, xlsx: cmd.String("xlsx"), plots: cmd.String("plots"),
+				html: cmd.String("html"), markdown: cmd.String("markdown"), policy: cmd.String("policy"), noValidate: cmd.Bool("no-validate"),
+				maxRequestRows: cmd.Int("max-request-rows"),
+				opts: render.ReportOptions{Title: cmd.String("title"), VerdictVersion: verdictVersion(), Billing: cmd.StringSlice("billing"),
+					Quotes: cmd.StringSlice("quote"), Confidence: ci, Resamples: cmd.Int("resamples"), Seed: cmd.Uint64("seed")}}
+			return writeReport(ctx, a, cmd.Root().Writer, cmd.Root().ErrWriter)
+		},
+	}
+}
+
+// reportArgs are the report command's inputs.
+type reportArgs struct {
+	bundles                     []string
+	format                      render.Format
+	xlsx, plots, html, markdown string
+	policy                      string
+	noValidate                  bool
+	maxRequestRows              int
+	opts                        render.ReportOptions
+}
+
+// writeReport validates, loads the report, draws the figures and writes
+// every output asked for; files are listed on stderr.
+func writeReport(ctx context.Context, a reportArgs, stdout, stderr io.Writer) error {
+	if len(a.opts.Quotes) > 1 && len(a.opts.Quotes) != len(a.bundles) {
+		return usage("--quote: give one quote for every run, or one per BUNDLE (%d quotes, %d bundles)", len(a.opts.Quotes), len(a.bundles))
+	}
+	if !a.noValidate {
+		opts := validate.Options{Compare: len(a.bundles) > 1}
+		if a.policy != "" {
+			p, err := validate.LoadPolicy(a.policy)
+			if err != nil {
+				return usage("--policy: %v", err)
+			}
+			opts.Policy = &p
+		}
+		v, err := validate.ValidateBundles(ctx, a.bundles, opts)
+		if err != nil {
+			fmt.Fprintf(stderr, "warning: validation not available: %v\n", err)
+		} else {
+			a.opts.Validation = render.ValidationOf(v)
+		}
+	}
+	rep, err := render.LoadReport(ctx, a.bundles, a.opts)
+	if err != nil {
+		return err
+	}
+	var figs []plot.Figure
+	var skipped []string
+	if a.xlsx != "" || a.plots != "" || a.html != "" {
+		if figs, skipped, err = plot.Report(rep, plot.Options{}); err != nil {
+			return err
+		}
+	}
+	wrote := func(path string) { fmt.Fprintln(stderr, "wrote", path) }
+	if a.plots != "" {
+		if err := os.MkdirAll(a.plots, 0o755); err != nil {
+			return err
+		}
+		for _, f := range figs {
+			for ext, data := range map[string][]byte{".svg": f.SVG, ".png": f.PNG} {
+				if err := writeFileAtomic(filepath.Join(a.plots, f.Name+ext), data); err != nil {
+					return err
+				}
+			}
+		}
+		fmt.Fprintf(stderr, "wrote %d figures (SVG and PNG) to %s\n", len(figs), a.plots)
+	}
+	if a.xlsx != "" {
+		o := xlsx.Options{MaxRequestRows: a.maxRequestRows, Notes: prefixed("figure not drawn: ", skipped)}
+		for _, f := range figs {
+			o.Pictures = append(o.Pictures, xlsx.Picture{Name: f.Name, Title: f.Title, Caption: f.Caption, PNG: f.PNG})
+		}
+		if err := xlsx.Write(ctx, a.xlsx, rep, o); err != nil {
+			return fmt.Errorf("--xlsx: %w", err)
+		}
+		wrote(a.xlsx)
+	}
+	if a.html != "" {
+		css, err := plot.FontFaceCSS()
+		if err != nil {
+			return err
+		}
+		o := html.Options{FontCSS: css, Notes: prefixed("figure not drawn: ", skipped)}
+		for _, f := range figs {
+			o.Figures = append(o.Figures, html.Figure{Name: f.Name, Title: f.Title, Caption: f.Caption, SVG: f.SVG})
+		}
+		if err := html.Write(ctx, a.html, rep, o); err != nil {
+			return fmt.Errorf("--html: %w", err)
+		}
+		wrote(a.html)
+	}
+	if a.markdown != "" {
+		var b bytes.Buffer
+		b.WriteString("# " + render.SafeText(rep.Title) + "\n\n")
+		if err := render.WriteReport(&b, rep, render.Markdown, false); err != nil {
+			return err
+		}
+		if err := writeFileAtomic(a.markdown, b.Bytes()); err != nil {
+			return fmt.Errorf("--markdown: %w", err)
+		}
+		wrote(a.markdown)
+	}
+	return render.WriteReport(stdout, rep, a.format, true)
+}
+
+func prefixed(prefix string, ss []string) []string {
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = prefix + s
+	}
+	return out
+}
+
+// writeFileAtomic writes data to a temporary file beside path and renames
+// it into place.
+func writeFileAtomic(path string, data []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return err
+	}
+	_, werr := tmp.Write(data)
+	cerr := tmp.Close()
+	if werr == nil {
+		werr = cerr
+	}
+	if werr == nil {
+		werr = os.Chmod(tmp.Name(), 0o644)
+	}
+	if werr == nil {
+		werr = os.Rename(tmp.Name(), path)
+	}
+	if werr != nil {
+		os.Remove(tmp.Name())
+	}
+	return werr
+}
