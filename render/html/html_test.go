@@ -141,6 +141,9 @@ func TestChromium(t *testing.T) {
 		}
 	}
 	if browser == "" {
+		if os.Getenv("VERDICT_REQUIRE_CLIENTS") != "" {
+			t.Fatal("Chromium is not installed, and VERDICT_REQUIRE_CLIENTS says it must be")
+		}
 		t.Skip("Chromium is not installed (apt-get install chromium); .ci/run installs it")
 	}
 	dir := t.TempDir()
