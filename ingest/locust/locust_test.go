@@ -1,0 +1,411 @@
+package locust_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/verdict-llm/verdict/ingest"
+	"github.com/verdict-llm/verdict/ingest/all"
+	"github.com/verdict-llm/verdict/ingest/ingesttest"
+	"github.com/verdict-llm/verdict/ingest/locust"
+	"github.com/verdict-llm/verdict/schemas"
+	"github.com/verdict-llm/verdict/stats"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata/golden")
+
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", "golden", name)
+	if *update {
+		os.MkdirAll(filepath.Dir(path), 0o755)
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		os.WriteFile(path+".got", got, 0o644)
+		t.Errorf("%s differs from the golden file; see %s.got (go test -update rewrites it)", path, path)
+	}
+}
+
+func dump(t testing.TB, r *ingesttest.Result) []byte {
+	t.Helper()
+	v := struct {
+		Format, Tool, Version string
+		Runs                  []schemas.Run
+		Metrics               []schemas.Metric
+		Rejections            []schemas.Rejection
+		Warnings              []string
+	}{r.Format, r.Tool, r.Version, r.Runs, r.Metrics, r.Rejections, r.Warnings}
+	for i := range v.Runs {
+		v.Runs[i].SourcePath = filepath.Base(v.Runs[i].SourcePath)
+	}
+	b, err := json.MarshalIndent(v, "", " ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return append(b, '\n')
+}
+
+func readPath(t *testing.T, path string) *ingesttest.Result {
+	t.Helper()
+	r, err := ingesttest.ReadFile(t, locust.Format{}, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+var fixtures = []string{"vector_stats.csv", "demo_stats.csv", "old_stats.csv", "full_stats_history.csv",
+	"demo_failures.csv", "demo_exceptions.csv", "empty_stats.csv"}
+
+func TestGolden(t *testing.T) {
+	for _, name := range fixtures {
+		t.Run(name, func(t *testing.T) {
+			golden(t, strings.TrimSuffix(name, ".csv")+".golden.json", dump(t, readPath(t, filepath.Join("testdata", name))))
+		})
+	}
+}
+
+func runOf(t *testing.T, r *ingesttest.Result, entry string) schemas.Run {
+	t.Helper()
+	for _, run := range r.Runs {
+		if run.Labels["locust_entry"] == entry {
+			return run
+		}
+	}
+	t.Fatalf("no run for entry %q", entry)
+	return schemas.Run{}
+}
+
+func metric(t *testing.T, r *ingesttest.Result, run, id, stat string, pct float64) schemas.Metric {
+	t.Helper()
+	m, ok := r.Metric(run, id, stat, pct, schemas.SourceReported)
+	if !ok {
+		t.Fatalf("no %s %s p%v metric for %s", id, stat, pct, run)
+	}
+	return m
+}
+
+func rejections(r *ingesttest.Result) string {
+	var s []string
+	for _, rej := range r.Rejections {
+		s = append(s, fmt.Sprintf("%s %d:%d %s", rej.Table, rej.Line, rej.Column, rej.Field))
+	}
+	return strings.Join(s, "; ")
+}
+
+// TestPercentileVector: a stats row of ten response times 10, 20, ..., 100
+// ms. Locust's bucket walk gives x[int(n*p)]: 60, 80, 100 and 100 ms at
+// p50, p75, p90 and p99 (its 66% and 80% columns: 70 and 90 ms).
+func TestPercentileVector(t *testing.T) {
+	r := readPath(t, "testdata/vector_stats.csv")
+	run := runOf(t, r, "POST /v1/chat/completions").ID
+	x := []float64{10, 20, 30, 40, 50, 60, 70, 80, 90, 100}
+	for _, p := range []float64{50, 66, 75, 80, 90, 95, 98, 99, 99.9, 99.99, 100} {
+		m := metric(t, r, run, "http_response_time", schemas.StatP, p)
+		want := stats.Quantile(x, p/100, stats.LocustBuckets)
+		if math.Abs(m.Value.V*1000-want) > 1e-9 || m.Method != string(stats.LocustBuckets) || m.Unit != "s" {
+			t.Errorf("p%v = %v s (%s), Locust's walk gives %v ms", p, m.Value.V, m.Method, want)
+		}
+	}
+	for p, want := range map[float64]float64{50: 60, 75: 80, 90: 100, 99: 100} {
+		if m := metric(t, r, run, "http_response_time", schemas.StatP, p); math.Abs(m.Value.V-want/1000) > 1e-12 {
+			t.Errorf("p%v = %v, want %v ms", p, m.Value.V, want)
+		}
+	}
+	if m := metric(t, r, run, "http_response_time", schemas.StatMedian, -1); m.Method != string(stats.LocustBuckets) || m.Value.V != 0.06 {
+		t.Errorf("median %+v", m)
+	}
+}
+
+func TestSemantics(t *testing.T) {
+	// Current stats file: one run per entry; no-request entries have no
+	// data; bad cells and short rows are rejected.
+	r := readPath(t, "testdata/demo_stats.csv")
+	if len(r.Runs) != 4 {
+		t.Fatalf("%d runs", len(r.Runs))
+	}
+	post := runOf(t, r, "POST /v1/completions")
+	if post.Endpoint != "/v1/completions" || post.NumPrompts.V != 120 || post.Failed.V != 3 || post.Completed.V != 117 ||
+		post.Labels["locust_prefix"] != "demo" || post.Arrival != schemas.ArrivalClosedLoop {
+		t.Errorf("POST run %+v", post)
+	}
+	if m := metric(t, r, post.ID, "http_response_time", schemas.StatMean, -1); m.Value.V != 2.51173 || m.N.V != 120 {
+		t.Errorf("mean %+v", m)
+	}
+	if m := metric(t, r, post.ID, "http_request_rate", schemas.StatValue, -1); m.Value.V != 1.98 || m.Unit != schemas.UnitRequestsPerSecond {
+		t.Errorf("rate %+v", m)
+	}
+	health := runOf(t, r, "GET /health")
+	if m := metric(t, r, health.ID, "http_response_time", schemas.StatP, 99); m.Value.OK || !strings.Contains(m.Note, "N/A") {
+		t.Errorf("N/A percentile %+v", m)
+	}
+	if m := metric(t, r, health.ID, "http_response_time", schemas.StatMean, -1); m.Value.OK {
+		t.Errorf("the mean of no requests must be missing: %+v", m)
+	}
+	if got := rejections(r); got != "metrics 4:22 Average Response Time; runs 5:12 " {
+		t.Errorf("rejections %s", got)
+	}
+	agg := runOf(t, r, "Aggregated")
+	if agg.Endpoint != "" || agg.NumPrompts.V != 128 {
+		t.Errorf("Aggregated run %+v", agg)
+	}
+
+	// Locust before 1.0: quoted lower-case headers and a "Total" row.
+	r = readPath(t, "testdata/old_stats.csv")
+	if len(r.Runs) != 2 || !strings.Contains(r.Version, "before 1.0") {
+		t.Fatalf("old: %d runs, %s", len(r.Runs), r.Version)
+	}
+	total := runOf(t, r, "Aggregated")
+	if m := metric(t, r, total.ID, "http_response_time", schemas.StatP, 99.999); m.Value.V != 4.1 {
+		t.Errorf("old 99.999 column %+v", m)
+	}
+	if m := metric(t, r, total.ID, "http_failure_rate", schemas.StatValue, -1); m.NativeName != "Requests Failed/s" || m.Value.V != 0.02 {
+		t.Errorf("old failure rate %+v", m)
+	}
+
+	// A full history: one run per entry, rates over time, no cumulative
+	// percentiles; a time going backwards and a bad rate are rejected.
+	r = readPath(t, "testdata/full_stats_history.csv")
+	if len(r.Runs) != 2 {
+		t.Fatalf("%d history runs", len(r.Runs))
+	}
+	h := runOf(t, r, "Aggregated")
+	if h.DurationS.V != 4 || h.Labels["max_users"] != "50" || h.NumPrompts.V != 12 || strings.Join(h.Flags, ",") != "full_history_windowed_percentiles" {
+		t.Errorf("history run %+v", h)
+	}
+	var rates []string
+	for _, m := range r.Metrics {
+		if m.RunID == h.ID && m.MetricID == "http_request_rate_current" {
+			rates = append(rates, fmt.Sprint(m.Value.V))
+		}
+	}
+	if got := strings.Join(rates, " "); got != "0 1.5 4.5 6" {
+		t.Errorf("Aggregated rates over time: %s", got)
+	}
+	if got := rejections(r); got != "metrics 6:1 Timestamp; metrics 8:27 Requests/s" {
+		t.Errorf("rejections %s", got)
+	}
+
+	// Failures keep their messages; a bad count is rejected.
+	r = readPath(t, "testdata/demo_failures.csv")
+	if run := r.Runs[0]; run.Failed.V != 5 || !strings.Contains(r.Version, "2.44 or later") {
+		t.Errorf("failures run %+v %s", run, r.Version)
+	}
+	if m := r.Metrics[0]; m.Value.V != 3 || m.NativeName != "POST /v1/completions" ||
+		m.Note != "error: HTTPError('503 Server Error: Service Unavailable, retry later'); first seen 2026-11-30 10:00:01; last seen 2026-11-30 10:04:59" {
+		t.Errorf("failure row %+v", m)
+	}
+	if got := rejections(r); got != "metrics 4:31 Occurrences" {
+		t.Errorf("rejections %s", got)
+	}
+
+	// Exceptions: multi-line tracebacks in quotes.
+	r = readPath(t, "testdata/demo_exceptions.csv")
+	if m := r.Metrics[0]; m.Value.V != 2 || !strings.HasSuffix(m.Note, "traceback ends: KeyError: 'choices'; nodes: local") {
+		t.Errorf("exception row %+v", m)
+	}
+
+	// A header-only file is a run without rows.
+	r = readPath(t, "testdata/empty_stats.csv")
+	if len(r.Runs) != 1 || r.Runs[0].Flags[0] != "no_rows" {
+		t.Errorf("empty stats: %+v", r.Runs)
+	}
+}
+
+// TestSharedCorpus checks values against the real run's four files.
+func TestSharedCorpus(t *testing.T) {
+	dir := ingesttest.SharedDir(t, "locust")
+	r := readPath(t, filepath.Join(dir, "results_stats.csv"))
+	if len(r.Runs) != 9 || len(r.Rejections) != 0 {
+		t.Fatalf("%d runs, rejections %v", len(r.Runs), r.Rejections)
+	}
+	agg := runOf(t, r, "Aggregated")
+	if agg.NumPrompts.V != 2210 || agg.Failed.V != 1607 || agg.Completed.V != 603 {
+		t.Errorf("Aggregated %+v", agg)
+	}
+	for _, c := range []struct {
+		stat      string
+		pct, want float64
+	}{{schemas.StatMean, -1, 0.050184648958923994}, {schemas.StatMin, -1, 0.0025905000511556864}, {schemas.StatMax, -1, 2.1602996999863535},
+		{schemas.StatMedian, -1, 0.003}, {schemas.StatP, 98, 2}, {schemas.StatP, 99.99, 2.2}} {
+		if m := metric(t, r, agg.ID, "http_response_time", c.stat, c.pct); math.Abs(m.Value.V-c.want) > 1e-15 {
+			t.Errorf("%s: %v, want %v", m.NativeName, m.Value.V, c.want)
+		}
+	}
+	if m := metric(t, r, agg.ID, "http_request_rate", schemas.StatValue, -1); m.Value.V != 37.30488469320527 {
+		t.Errorf("Requests/s %+v", m)
+	}
+
+	r = readPath(t, filepath.Join(dir, "results_stats_history.csv"))
+	h := r.Runs[0]
+	if h.NumPrompts.V != 2050 || h.Failed.V != 1496 || h.DurationS.V != 56 || h.Labels["max_users"] != "50" || len(r.Rejections) != 0 {
+		t.Errorf("history %+v; rejections %v", h, r.Rejections)
+	}
+	n := 0
+	for _, m := range r.Metrics {
+		if m.MetricID == "http_request_rate_current" {
+			n++
+		}
+	}
+	if n != 56 {
+		t.Errorf("%d rate observations, want one per row", n)
+	}
+	// The default history's Aggregated percentiles are cumulative: the last
+	// row's are the run's.
+	if m := metric(t, r, h.ID, "http_response_time", schemas.StatP, 99.9); m.Value.V != 2.1 || !strings.Contains(m.Note, "cumulative") {
+		t.Errorf("last-row p99.9 %+v", m)
+	}
+
+	r = readPath(t, filepath.Join(dir, "results_failures.csv"))
+	if r.Runs[0].Failed.V != 1607 || len(r.Metrics) != 8 {
+		t.Errorf("failures: %+v, %d metrics", r.Runs[0], len(r.Metrics))
+	}
+	r = readPath(t, filepath.Join(dir, "results_exceptions.csv"))
+	if len(r.Runs) != 1 || r.Metrics[0].Value.V != 0 {
+		t.Errorf("exceptions: %+v", r.Metrics)
+	}
+}
+
+// TestDriver ingests the four shared files through the driver, detected
+// and with --format, and checks the counts.
+func TestDriver(t *testing.T) {
+	dir := ingesttest.SharedDir(t, "locust")
+	files, _ := filepath.Glob(filepath.Join(dir, "*.csv"))
+	for _, format := range []string{"auto", "locust"} {
+		sum, err := ingest.ToBundle(context.Background(), files, filepath.Join(t.TempDir(), "b"), ingest.Options{Formats: all.Formats(), Format: format})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range sum.Manifest.Sources {
+			for table, c := range s.Counts {
+				if c.Read != c.Ingested+c.Rejected {
+					t.Errorf("%s %s: %+v", s.Path, table, c)
+				}
+			}
+		}
+		if got := sum.Totals(schemas.TableRuns).Ingested; got != 12 {
+			t.Errorf("%d runs", got)
+		}
+	}
+}
+
+func TestFileErrors(t *testing.T) {
+	_, err := ingesttest.ReadFile(t, locust.Format{}, "testdata/not_locust.csv")
+	var ie *ingest.Error
+	if !errors.As(err, &ie) || !strings.Contains(err.Error(), `not a Locust CSV file: unknown header "when,what,how much"`) {
+		t.Errorf("foreign CSV: %v", err)
+	}
+	// An unterminated quote swallows the rest of the file (lazy quotes, as
+	// Locust before 1.0 did not escape names): the row is rejected.
+	r, err := ingesttest.ReadBytes(locust.Format{}, "x_stats.csv", []byte("Type,Name,Request Count,Failure Count,50%\r\nGET,\"/a,1,0,3\r\n"))
+	if err != nil || rejections(r) != "runs 2:5 " {
+		t.Errorf("bad quote: %v, rejections %s", err, rejections(r))
+	}
+	_, err = ingesttest.ReadBytes(locust.Format{}, "x_stats.csv", []byte("\r\n"))
+	if !errors.As(err, &ie) {
+		t.Errorf("no header: %v", err)
+	}
+}
+
+func TestDetect(t *testing.T) {
+	root := filepath.Dir(ingesttest.SharedDir(t, "locust"))
+	files, _ := filepath.Glob(filepath.Join(root, "*", "*"))
+	for _, f := range files {
+		if filepath.Base(f) == "SOURCES.md" {
+			continue
+		}
+		head, _ := os.ReadFile(f)
+		head = head[:min(len(head), ingest.HeadSize)]
+		got := (locust.Format{}).Detect(f, head)
+		mine := filepath.Base(filepath.Dir(f)) == "locust"
+		if mine && got < 90 || !mine && got != 0 {
+			t.Errorf("Detect(%s) = %d", f, got)
+		}
+	}
+	for _, name := range fixtures {
+		head, _ := os.ReadFile(filepath.Join("testdata", name))
+		if got := (locust.Format{}).Detect(name, head); got < 90 {
+			t.Errorf("Detect(%s) = %d", name, got)
+		}
+	}
+}
+
+// FuzzRead: no panic, deterministic output, file problems are
+// *ingest.Error, rejections name their line.
+func FuzzRead(f *testing.F) {
+	for _, name := range []string{"demo_stats.csv", "old_stats.csv", "full_stats_history.csv", "demo_failures.csv", "demo_exceptions.csv"} {
+		data, err := os.ReadFile(filepath.Join("testdata", name))
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(data)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		r1, err1 := ingesttest.ReadBytes(locust.Format{}, "fuzz_stats.csv", data)
+		r2, err2 := ingesttest.ReadBytes(locust.Format{}, "fuzz_stats.csv", data)
+		if (err1 == nil) != (err2 == nil) {
+			t.Fatalf("nondeterministic: %v vs %v", err1, err2)
+		}
+		if err1 != nil {
+			var ie *ingest.Error
+			if !errors.As(err1, &ie) {
+				t.Fatalf("not an *ingest.Error: %v", err1)
+			}
+			return
+		}
+		if !bytes.Equal(dump(t, r1), dump(t, r2)) {
+			t.Fatal("nondeterministic output")
+		}
+		if len(r1.Runs) == 0 {
+			t.Fatal("no run reported")
+		}
+		for _, rej := range r1.Rejections {
+			if rej.Line < 2 {
+				t.Fatalf("rejection without a data line: %+v", rej)
+			}
+		}
+		for _, m := range r1.Metrics {
+			if v := m.Value; v.OK && (v.V < 0 || math.IsNaN(v.V) || math.IsInf(v.V, 0)) {
+				t.Fatalf("bad value ingested: %+v", m)
+			}
+		}
+	})
+}
+
+// BenchmarkReadHistory reads a generated stats history of 200,000 rows.
+func BenchmarkReadHistory(b *testing.B) {
+	var buf bytes.Buffer
+	buf.WriteString("Timestamp,User Count,Type,Name,Requests/s,Failures/s,50%,66%,75%,80%,90%,95%,98%,99%,99.9%,99.99%,100%,Total Request Count,Total Failure Count,Total Median Response Time,Total Average Response Time,Total Min Response Time,Total Max Response Time,Total Average Content Size\r\n")
+	for i := range 200000 {
+		fmt.Fprintf(&buf, "%d,50,,Aggregated,%f,0.000000,3,4,4,5,6,8,2000,2000,2100,2200,2200,%d,12,3,55.9,2.59,2160.3,162.8\r\n", 1780000000+i, 40+float64(i%7), i)
+	}
+	data := buf.Bytes()
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for b.Loop() {
+		s := &ingesttest.Sink{}
+		in := ingest.NewInput("big_stats_history.csv", int64(len(data)), "0",
+			func(off int64) (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(data[off:])), nil })
+		if err := (locust.Format{}).Read(context.Background(), in, s); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
