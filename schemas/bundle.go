@@ -613,15 +613,33 @@ func (b *Bundle) HasTable(name string) bool {
 // bundle does not have). Each batch is valid only during fn; call Retain
 // to keep it.
 func (b *Bundle) Records(ctx context.Context, table string, fn func(arrow.RecordBatch) error) error {
+	return b.Columns(ctx, table, nil, fn)
+}
+
+// Columns is Records reading only the named top-level columns (all when
+// columns is nil): Parquet is columnar, so a statistic over one metric
+// reads a fraction of the file. Names a file lacks are skipped.
+func (b *Bundle) Columns(ctx context.Context, table string, columns []string, fn func(arrow.RecordBatch) error) error {
 	for _, path := range b.files(table) {
-		if err := b.fileRecords(ctx, path, fn); err != nil {
+		if err := b.fileRecords(ctx, path, columns, fn); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func (b *Bundle) fileRecords(ctx context.Context, path string, fn func(arrow.RecordBatch) error) error {
+// leafColumns lists the Parquet leaf columns of a top-level field.
+func leafColumns(f pqarrow.SchemaField, out []int) []int {
+	if len(f.Children) == 0 {
+		return append(out, f.ColIndex)
+	}
+	for _, c := range f.Children {
+		out = leafColumns(c, out)
+	}
+	return out
+}
+
+func (b *Bundle) fileRecords(ctx context.Context, path string, columns []string, fn func(arrow.RecordBatch) error) error {
 	rdr, err := file.OpenParquetFile(path, false)
 	if err != nil {
 		return fmt.Errorf("open %s: %w", path, err)
@@ -638,7 +656,18 @@ func (b *Bundle) fileRecords(ctx context.Context, path string, fn func(arrow.Rec
 			return fmt.Errorf("%s has schema version %s, and this verdict reads version %d: %w", path, v, SchemaVersion, ErrSchemaVersion)
 		}
 	}
-	rr, err := fr.GetRecordReader(ctx, nil, nil)
+	var leaves []int
+	if columns != nil {
+		for _, f := range fr.Manifest.Fields {
+			if slices.Contains(columns, f.Field.Name) {
+				leaves = leafColumns(f, leaves)
+			}
+		}
+		if len(leaves) == 0 {
+			return nil
+		}
+	}
+	rr, err := fr.GetRecordReader(ctx, leaves, nil)
 	if err != nil {
 		return fmt.Errorf("read %s: %w", path, err)
 	}
@@ -690,8 +719,14 @@ func (b *Bundle) Samples(ctx context.Context) ([]Sample, error) {
 // Requests streams the requests table row by row. The Request passed to fn
 // is reused; copy what must outlive the call.
 func (b *Bundle) Requests(ctx context.Context, fn func(*Request) error) error {
+	return b.RequestColumns(ctx, nil, fn)
+}
+
+// RequestColumns is Requests reading only the named columns (nil: all);
+// the other fields of each Request are unknown.
+func (b *Bundle) RequestColumns(ctx context.Context, columns []string, fn func(*Request) error) error {
 	var d RequestDecoder
-	return b.Records(ctx, TableRequests, func(rec arrow.RecordBatch) error {
+	return b.Columns(ctx, TableRequests, columns, func(rec arrow.RecordBatch) error {
 		d.Reset(rec)
 		for i := 0; i < int(rec.NumRows()); i++ {
 			if err := fn(d.Row(i)); err != nil {

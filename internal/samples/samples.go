@@ -75,7 +75,7 @@ func Load(ctx context.Context, b *schemas.Bundle, o Options) ([]*Run, error) {
 		out[i] = &Run{Run: runs[i], Values: map[string][]float64{}, Series: map[string]*spill.Floats{}}
 		byID[runs[i].ID] = out[i]
 	}
-	err = b.Requests(ctx, func(q *schemas.Request) error {
+	err = b.RequestColumns(ctx, columnsFor(want, o), func(q *schemas.Request) error {
 		r := byID[q.RunID]
 		if r == nil {
 			return nil
@@ -138,4 +138,27 @@ func Load(ctx context.Context, b *schemas.Bundle, o Options) ([]*Run, error) {
 		return addErr
 	})
 	return out, err
+}
+
+// columnsFor lists the request columns Load needs.
+func columnsFor(want map[string]bool, o Options) []string {
+	cols := []string{"run_id", "status", "phase"}
+	need := map[string][]string{
+		"ttft": {"ttft_s"}, "ttft_answer": {"ttft_answer_s"}, "e2e": {"e2e_s"}, "client_queue": {"queue_s"},
+		"input_tokens": {"input_tokens"}, "output_tokens": {"output_tokens"},
+		"tpot": {"ttft_s", "e2e_s", "output_tokens"}, "itl_chunk": {"chunk_gaps_s"},
+	}
+	for id, ok := range want {
+		if ok {
+			cols = append(cols, need[id]...)
+		}
+	}
+	if o.Goodput {
+		cols = append(cols, "ttft_s", "e2e_s", "output_tokens")
+		if o.GoodputGaps {
+			cols = append(cols, "chunk_gaps_s")
+		}
+	}
+	slices.Sort(cols)
+	return slices.Compact(cols)
 }
