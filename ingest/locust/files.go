@@ -288,13 +288,15 @@ func (rd *reader) history(ctx context.Context) error {
 			continue
 		}
 		hr.last = ts
-		at := time.Unix(ts, 0).UTC().Format(time.RFC3339)
-		users := ""
-		if u, ok, _ := rd.count(rw, colUsers); ok {
-			users = fmt.Sprintf(", %d users", u)
+		// One note per row, shared by the row's observations: the metric
+		// rows of a history differ only by time.
+		u, hasUsers, _ := rd.count(rw, colUsers)
+		note := "t=" + strconv.FormatInt(ts, 10) + " (" + time.Unix(ts, 0).UTC().Format(time.RFC3339) + ")"
+		if hasUsers {
+			note += ", " + strconv.FormatInt(u, 10) + " users"
 			hr.maxUsers = max(hr.maxUsers, u)
 			m := schemas.Metric{RunID: hr.run.ID, MetricID: "load_users", Stat: schemas.StatObservation, Unit: schemas.UnitUsers,
-				Source: schemas.SourceReported, NativeName: "User Count@" + strconv.FormatInt(ts, 10), Value: schemas.Some(float64(u)), Note: "at " + at}
+				Source: schemas.SourceReported, NativeName: "User Count", Value: schemas.Some(float64(u)), Note: note}
 			if err := rd.sink.Metric(&m); err != nil {
 				return err
 			}
@@ -304,12 +306,13 @@ func (rd *reader) history(ctx context.Context) error {
 			if !ok {
 				continue
 			}
-			v, ok, why := rd.cell(rw, "", idx, strings.Trim(h.names[idx], `"`))
+			name := strings.Trim(h.names[idx], `"`)
+			v, ok, why := rd.cell(rw, "", idx, name)
 			if why == "rejected" {
 				continue
 			}
 			m := schemas.Metric{RunID: hr.run.ID, MetricID: c.id, Stat: schemas.StatObservation, Unit: schemas.UnitRequestsPerSecond,
-				Source: schemas.SourceReported, NativeName: strings.Trim(h.names[idx], `"`) + "@" + strconv.FormatInt(ts, 10), Note: "at " + at + users}
+				Source: schemas.SourceReported, NativeName: name, Note: note}
 			if ok {
 				m.Value = schemas.Some(v)
 			} else {
