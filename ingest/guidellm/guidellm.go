@@ -163,6 +163,7 @@ func (rd *reportReader) readJSON(r io.Reader) error {
 		return &ingest.Error{File: rd.in.Path, Line: tok.Pos.Line, Column: tok.Pos.Col, Err: fmt.Errorf("expected a JSON object, found %s", tok.Kind)}
 	}
 	rd.top = &node{kind: kObject, line: tok.Pos.Line, col: tok.Pos.Col}
+	keys := keyCache{}
 	var pending []*node // benchmarks read before the report's other members
 	sawBenchmarks := false
 	for {
@@ -182,7 +183,7 @@ func (rd *reportReader) readJSON(r io.Reader) error {
 			return rd.syntaxErr(err)
 		}
 		if key != "benchmarks" {
-			child, err := jsonTree(sc, v)
+			child, err := jsonTree(sc, v, keys)
 			if err != nil {
 				return rd.syntaxErr(err)
 			}
@@ -203,7 +204,7 @@ func (rd *reportReader) readJSON(r io.Reader) error {
 			if el.Kind == jsonscan.EndArray {
 				break
 			}
-			b, err := jsonTree(sc, el)
+			b, err := jsonTree(sc, el, keys)
 			if err != nil {
 				return rd.syntaxErr(err)
 			}

@@ -130,8 +130,27 @@ func parseNumber(s string) (float64, error) {
 	return strconv.ParseFloat(s, 64)
 }
 
+// keyCache interns object keys: a report repeats the same few dozen keys
+// in every request record.
+type keyCache map[string]string
+
+func (c keyCache) key(raw []byte) (string, error) {
+	b, err := jsonscan.Unquote(raw, nil)
+	if err != nil {
+		return "", err
+	}
+	if k, ok := c[string(b)]; ok {
+		return k, nil
+	}
+	k := string(b)
+	if len(c) < 4096 {
+		c[k] = k
+	}
+	return k, nil
+}
+
 // jsonTree reads one value whose first token was just returned.
-func jsonTree(sc *jsonscan.Scanner, tok jsonscan.Token) (*node, error) {
+func jsonTree(sc *jsonscan.Scanner, tok jsonscan.Token, keys keyCache) (*node, error) {
 	n := &node{line: tok.Pos.Line, col: tok.Pos.Col}
 	var err error
 	switch tok.Kind {
@@ -156,7 +175,7 @@ func jsonTree(sc *jsonscan.Scanner, tok jsonscan.Token) (*node, error) {
 			if k.Kind == jsonscan.EndObject {
 				break
 			}
-			key, err := sc.Text(k)
+			key, err := keys.key(k.Raw)
 			if err != nil {
 				return nil, err
 			}
@@ -164,7 +183,7 @@ func jsonTree(sc *jsonscan.Scanner, tok jsonscan.Token) (*node, error) {
 			if err != nil {
 				return nil, err
 			}
-			child, err := jsonTree(sc, v)
+			child, err := jsonTree(sc, v, keys)
 			if err != nil {
 				return nil, err
 			}
@@ -181,7 +200,7 @@ func jsonTree(sc *jsonscan.Scanner, tok jsonscan.Token) (*node, error) {
 			if v.Kind == jsonscan.EndArray {
 				break
 			}
-			child, err := jsonTree(sc, v)
+			child, err := jsonTree(sc, v, keys)
 			if err != nil {
 				return nil, err
 			}
