@@ -17,6 +17,7 @@ import (
 	"testing"
 
 	"github.com/verdict-llm/verdict/ingest"
+	"github.com/verdict-llm/verdict/ingest/all"
 	"github.com/verdict-llm/verdict/ingest/guidellm"
 	"github.com/verdict-llm/verdict/ingest/ingesttest"
 	"github.com/verdict-llm/verdict/schemas"
@@ -481,4 +482,37 @@ func bigReport(n int) []byte {
 	}
 	buf.WriteString(`], "errored": [], "incomplete": []}, "start_time": 1000, "end_time": 2000, "duration": 1000}]}`)
 	return buf.Bytes()
+}
+
+// TestDriver ingests the shared reports through the driver, detected among
+// every format (GuideLLM's JSON resembles other tools' summaries) and with
+// --format, and checks that the counts add up.
+func TestDriver(t *testing.T) {
+	dir := ingesttest.SharedDir(t, "guidellm")
+	files, _ := filepath.Glob(filepath.Join(dir, "*.*"))
+	var paths []string
+	for _, f := range files {
+		if filepath.Base(f) != "SOURCES.md" {
+			paths = append(paths, f)
+		}
+	}
+	for _, format := range []string{"auto", "guidellm"} {
+		sum, err := ingest.ToBundle(context.Background(), paths, filepath.Join(t.TempDir(), "b"), ingest.Options{Formats: all.Formats(), Format: format})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range sum.Manifest.Sources {
+			if s.Tool != "guidellm" {
+				t.Errorf("%s read as %s", s.Path, s.Tool)
+			}
+			for table, c := range s.Counts {
+				if c.Read != c.Ingested+c.Rejected {
+					t.Errorf("%s %s: %+v", s.Path, table, c)
+				}
+			}
+		}
+		if got := sum.Totals(schemas.TableRequests).Ingested; got != 6 {
+			t.Errorf("%d requests, want 1 + 1 + 4", got)
+		}
+	}
 }

@@ -17,6 +17,7 @@ import (
 	"testing"
 
 	"github.com/verdict-llm/verdict/ingest"
+	"github.com/verdict-llm/verdict/ingest/all"
 	"github.com/verdict-llm/verdict/ingest/ingesttest"
 	"github.com/verdict-llm/verdict/ingest/llmperf"
 	"github.com/verdict-llm/verdict/schemas"
@@ -407,6 +408,29 @@ func BenchmarkReadIndividual(b *testing.B) {
 			func(off int64) (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(data[off:])), nil })
 		if err := (llmperf.Format{}).Read(context.Background(), in, s); err != nil || s.R.NumRequests != 100000 {
 			b.Fatal(err, s.R.NumRequests)
+		}
+	}
+}
+
+// TestDriver ingests the shared files through the driver, detected and
+// with --format, and checks that the counts add up.
+func TestDriver(t *testing.T) {
+	dir := ingesttest.SharedDir(t, "llmperf")
+	files, _ := filepath.Glob(filepath.Join(dir, "*.json"))
+	for _, format := range []string{"auto", "llmperf"} {
+		sum, err := ingest.ToBundle(context.Background(), files, filepath.Join(t.TempDir(), "b"), ingest.Options{Formats: all.Formats(), Format: format})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range sum.Manifest.Sources {
+			for table, c := range s.Counts {
+				if c.Read != c.Ingested+c.Rejected {
+					t.Errorf("%s %s: %+v", s.Path, table, c)
+				}
+			}
+		}
+		if got := sum.Totals(schemas.TableRequests).Ingested; got != 300 {
+			t.Errorf("%d requests", got)
 		}
 	}
 }
