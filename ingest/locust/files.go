@@ -150,7 +150,7 @@ func (rd *reader) value(rw row, runID, col, id string, stat string, note string)
 // stats reads PREFIX_stats.csv: one run per entry row.
 func (rd *reader) stats(ctx context.Context) error {
 	h := rd.t.h
-	index := 0
+	index, emitted := 0, 0
 	for {
 		rw, err := rd.next()
 		if err == io.EOF {
@@ -199,6 +199,7 @@ func (rd *reader) stats(ctx context.Context) error {
 		if err := rd.sink.Run(&run); err != nil {
 			return err
 		}
+		emitted++
 		n := schemas.Some(reqs)
 		if err := rd.responseTimes(rw, run.ID, n, ""); err != nil {
 			return err
@@ -213,8 +214,13 @@ func (rd *reader) stats(ctx context.Context) error {
 			return err
 		}
 	}
-	if index == 0 {
+	switch {
+	case index == 0:
 		return rd.emptyRun(kindStats, "the stats file has no entry rows (no request was made)")
+	case emitted == 0:
+		// Every row was rejected: a run without metrics keeps the file,
+		// and its rejections, in the manifest.
+		return rd.emptyRun(kindStats, "no entry row could be read")
 	}
 	return nil
 }
@@ -332,7 +338,11 @@ func (rd *reader) history(ctx context.Context) error {
 		hr.lastLine = rw.line
 	}
 	if len(order) == 0 {
-		return rd.emptyRun(kindHistory, "the history file has no rows")
+		note := "the history file has no rows"
+		if lines > 0 {
+			note = "no history row could be read"
+		}
+		return rd.emptyRun(kindHistory, note)
 	}
 	full := len(order) > 1 || order[0] != "Aggregated"
 	for _, label := range order {
