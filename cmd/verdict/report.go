@@ -14,6 +14,7 @@ import (
 	"github.com/verdict-llm/verdict/render/html"
 	"github.com/verdict-llm/verdict/render/plot"
 	"github.com/verdict-llm/verdict/render/xlsx"
+	"github.com/verdict-llm/verdict/schemas"
 	"github.com/verdict-llm/verdict/validate"
 )
 
@@ -158,7 +159,15 @@ func writeReport(ctx context.Context, a reportArgs, stdout, stderr io.Writer) er
 		for _, f := range figs {
 			o.Pictures = append(o.Pictures, xlsx.Picture{Name: f.Name, Title: f.Title, Caption: f.Caption, PNG: f.PNG})
 		}
-		if err := xlsx.Write(ctx, a.xlsx, rep, o); err != nil {
+		finish := func() {}
+		if p := newProgress(ctx, stderr); p != nil {
+			var end func()
+			o.Progress, end = p.rows("requests sheet", requestRows(rep))
+			finish = func() { end(); p.wait() }
+		}
+		err := xlsx.Write(ctx, a.xlsx, rep, o)
+		finish()
+		if err != nil {
 			return fmt.Errorf("--xlsx: %w", err)
 		}
 		wrote(a.xlsx)
@@ -188,7 +197,21 @@ func writeReport(ctx context.Context, a reportArgs, stdout, stderr io.Writer) er
 		}
 		wrote(a.markdown)
 	}
-	return render.WriteReport(stdout, rep, a.format, true)
+	// Scripts get every table; people at a terminal the short form.
+	return render.WriteReport(stdout, rep, a.format, a.format != render.JSON)
+}
+
+// requestRows is the number of request rows in the report's bundles.
+func requestRows(rep *render.Report) int64 {
+	var n int64
+	for _, b := range rep.Bundles {
+		for _, t := range b.Manifest.Tables {
+			if t.Name == schemas.TableRequests {
+				n += t.Rows
+			}
+		}
+	}
+	return n
 }
 
 func prefixed(prefix string, ss []string) []string {

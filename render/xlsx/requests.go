@@ -2,7 +2,6 @@ package xlsx
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strconv"
 
@@ -38,10 +37,6 @@ var requestColumns = []struct {
 	{"max chunk gap (ms)", 11, `0.00" ms"`},
 	{"error", 40, ""},
 }
-
-// errStop ends the request stream once the cap is reached and the rest
-// has been counted.
-var errStop = errors.New("stop")
 
 // requests streams one row per request with excelize's StreamWriter, so
 // memory stays flat however many requests there are.
@@ -115,8 +110,13 @@ func (b *book) requests(ctx context.Context) error {
 		}
 		if r != lastRun {
 			lastRun, runName, runID = r, txt(r.Name), txt(q.RunID)
-			if ctx.Err() != nil {
-				return ctx.Err()
+		}
+		if written%10_000 == 0 && written > 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			if b.o.Progress != nil {
+				b.o.Progress(written, false)
 			}
 		}
 		vals[0], vals[1], vals[2], vals[3], vals[4] = runName, runID, q.Index, txt(q.Status), txt(q.Phase)
@@ -145,8 +145,11 @@ func (b *book) requests(ctx context.Context) error {
 		written++
 		return sw.SetRow(rowRef(row), vals)
 	})
-	if err != nil && !errors.Is(err, errStop) {
+	if err != nil {
 		return err
+	}
+	if b.o.Progress != nil {
+		b.o.Progress(written, true)
 	}
 	if skipped > 0 {
 		note := fmt.Sprintf("%d more requests are not shown: an Excel sheet holds %d rows. Every request is in the bundle's requests.parquet.", skipped, MaxRows)

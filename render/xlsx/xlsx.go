@@ -30,6 +30,8 @@
 package xlsx
 
 import (
+	"archive/zip"
+	"bufio"
 	"context"
 	"fmt"
 	"io"
@@ -76,6 +78,9 @@ type Options struct {
 	// fit under Excel's row limit (the header and a closing note take two
 	// rows).
 	MaxRequestRows int
+	// Progress, when set, is called with the number of request rows
+	// written so far every 10,000 rows, and once with done set at the end.
+	Progress func(rows int, done bool)
 	// Notes are added to the About sheet (for example figures that were
 	// not drawn, and why).
 	Notes []string
@@ -164,8 +169,17 @@ func WriteTo(ctx context.Context, w io.Writer, rep *render.Report, o Options) er
 	if err := b.build(ctx); err != nil {
 		return err
 	}
-	_, err = b.f.WriteTo(w)
-	return err
+	// excelize assembles the zip in memory before copying it to w, which
+	// would hold the whole workbook (70 MB for a million request rows);
+	// a zip writer of our own streams it to w instead, and excelize's
+	// buffer stays empty.
+	bw := bufio.NewWriterSize(w, 1<<20)
+	zw := zip.NewWriter(bw)
+	b.f.SetZipWriter(func(io.Writer) excelize.ZipWriter { return zw })
+	if _, err := b.f.WriteTo(io.Discard); err != nil {
+		return err
+	}
+	return bw.Flush()
 }
 
 // book is a workbook being written.
