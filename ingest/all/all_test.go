@@ -71,4 +71,3 @@ func TestDetectionMatrix(t *testing.T) {
 		}
 	}
 }
-
