@@ -8,7 +8,10 @@ import (
 	"slices"
 	"strings"
 
+	"gonum.org/v1/gonum/stat/distuv"
+
 	"github.com/verdict-llm/verdict/internal/samples"
+	"github.com/verdict-llm/verdict/internal/spill"
 	"github.com/verdict-llm/verdict/schemas"
 	"github.com/verdict-llm/verdict/stats"
 )
@@ -129,8 +132,11 @@ type ReportRun struct {
 	// wrote no per-request data).
 	RequestRows int
 	// Series holds the sorted observations of ttft, tpot, itl_chunk and
-	// e2e over successful profiling requests, for plots.
-	Series map[string][]float64
+	// e2e over successful profiling requests, for plots; for a series too
+	// large to hold, SeriesN gives its size and Series evenly spaced
+	// quantiles of it.
+	Series  map[string][]float64
+	SeriesN map[string]int
 	// Stats holds mean and percentiles with intervals per metric of
 	// Series, computed from the per-request data.
 	Stats map[string]MetricStats
@@ -218,12 +224,9 @@ var SeriesMetrics = []string{"ttft", "tpot", "itl_chunk", "e2e"}
 // reportPercentiles are the percentiles the Metrics tables show.
 var reportPercentiles = []float64{50, 90, 99}
 
-// meanWork bounds the work of a mean's bootstrap (resamples × sample
-// size); larger samples get fewer resamples (at least minMeanResamples).
-const (
-	meanWork         = 100_000_000
-	minMeanResamples = 1000
-)
+// seriesGrid is the number of quantiles that stand for a series held on
+// disk in the plots (its exact ECDF at that resolution).
+const seriesGrid = 2001
 
 // LoadReport reads the bundles and computes the report.
 func LoadReport(ctx context.Context, dirs []string, o ReportOptions) (*Report, error) {
@@ -250,8 +253,14 @@ func LoadReport(ctx context.Context, dirs []string, o ReportOptions) (*Report, e
 			return nil, err
 		}
 		rep.Bundles = append(rep.Bundles, ReportBundle{Path: dir, Manifest: b.Manifest})
-		runs, err := samples.Load(ctx, b, samples.Options{})
+		// Series are held with bounded memory: in memory up to about a
+		// million values (with bootstrap intervals), on disk beyond (exact
+		// percentiles, no intervals).
+		runs, err := samples.Load(ctx, b, samples.Options{Metrics: []string{"ttft", "tpot", "itl_chunk", "e2e", "input_tokens", "output_tokens"}, Bounded: true})
 		if err != nil {
+			for _, r := range runs {
+				r.Close()
+			}
 			return nil, err
 		}
 		metrics, err := b.Metrics(ctx)
@@ -264,7 +273,7 @@ func LoadReport(ctx context.Context, dirs []string, o ReportOptions) (*Report, e
 		}
 		for _, sr := range runs {
 			r := &ReportRun{Bundle: dir, Run: sr.Run, RequestRows: sr.RequestRows, Platform: platformOf(dir, sr.Run),
-				Series: map[string][]float64{}, Stats: map[string]MetricStats{}, Throughput: map[string]Estimate{}}
+				Series: map[string][]float64{}, SeriesN: map[string]int{}, Stats: map[string]MetricStats{}, Throughput: map[string]Estimate{}}
 			for _, m := range metrics {
 				if m.RunID == r.Run.ID {
 					r.Metrics = append(r.Metrics, m)
@@ -275,7 +284,11 @@ func LoadReport(ctx context.Context, dirs []string, o ReportOptions) (*Report, e
 					r.Samples = append(r.Samples, s)
 				}
 			}
-			r.computeStats(sr, o)
+			err := r.computeStats(sr, o)
+			sr.Close()
+			if err != nil {
+				return nil, err
+			}
 			rep.Runs = append(rep.Runs, r)
 		}
 	}
@@ -341,114 +354,156 @@ func nameRuns(runs []*ReportRun) {
 	}
 }
 
-// bootstrap returns the options for a statistic over n values.
-func bootstrapFor(o ReportOptions, mean bool, n int) stats.BootstrapOptions {
-	bo := stats.DefaultBootstrap
-	bo.Confidence, bo.Resamples, bo.Seed = o.Confidence, o.Resamples, o.Seed
-	if mean && n > 0 && n*bo.Resamples > meanWork {
-		bo.Resamples = max(meanWork/n, minMeanResamples)
-	}
-	return bo
-}
-
-func (r *ReportRun) estimate(xs []float64, s stats.Statistic, value, pct float64, o ReportOptions, mean bool) Estimate {
-	e := Estimate{Percentile: pct, Value: value, Lo: math.NaN(), Hi: math.NaN()}
-	if o.Confidence <= 0 || len(xs) == 0 {
-		return e
-	}
-	bo := bootstrapFor(o, mean, len(xs))
-	iv := stats.Bootstrap(xs, s, bo)
-	e.Lo, e.Hi, e.Confidence, e.Method = iv.Lo, iv.Hi, iv.Confidence, string(iv.Method)
-	if bo.Resamples != o.Resamples {
-		r.note(fmt.Sprintf("%s over %d values: %d resamples (the mean's bootstrap costs a pass over the data per resample)", s.Name, len(xs), bo.Resamples))
-	}
-	for _, w := range iv.Warnings {
-		r.note(w.Error())
-	}
-	return e
-}
-
 func (r *ReportRun) note(s string) {
 	if !slices.Contains(r.Notes, s) {
 		r.Notes = append(r.Notes, s)
 	}
 }
 
+// statsOptions are the stats view's options for the report's intervals.
+func (o ReportOptions) statsOptions() StatsOptions {
+	so := DefaultStats
+	so.Percentiles, so.Method, so.Confidence, so.Resamples, so.Seed = reportPercentiles, stats.Linear, o.Confidence, o.Resamples, o.Seed
+	if so.Confidence < 0 {
+		so.Confidence = 0
+	}
+	return so
+}
+
 // computeStats fills Series, Stats and Throughput from the per-request
-// observations.
-func (r *ReportRun) computeStats(sr *samples.Run, o ReportOptions) {
+// observations, with the statistics view's own computations: bootstrap
+// intervals for series held in memory (Student's t for large means),
+// exact percentiles without intervals for series spilled to disk.
+func (r *ReportRun) computeStats(sr *samples.Run, o ReportOptions) error {
+	so := o.statsOptions()
 	for _, id := range SeriesMetrics {
-		xs := sr.Values[id]
-		if len(xs) == 0 {
+		f := sr.Series[id]
+		if f == nil || f.Len() == 0 {
 			continue
 		}
-		slices.Sort(xs)
-		r.Series[id] = xs
-		def := schemas.MustLookup(id)
-		ms := MetricStats{Metric: id, Definition: def.Summary(), Unit: def.Unit, N: len(xs), Method: stats.Linear, Std: stats.StdDev(xs, 0)}
-		ms.Mean = r.estimate(xs, stats.MeanStatistic(), stats.Mean(xs), 0, o, true)
-		for _, p := range reportPercentiles {
-			ms.Quantiles = append(ms.Quantiles, r.estimate(xs, stats.QuantileStatistic(p/100, stats.Linear), stats.Quantile(xs, p/100, stats.Linear), p, o, false))
+		var ms MetricStats
+		if xs, ok := f.Values(); ok {
+			ms = metricStats(id, xs, so) // sorts xs
+			r.Series[id] = xs
+		} else {
+			var err error
+			if ms, err = boundedStats(id, f, so); err != nil {
+				return err
+			}
+			grid := make([]float64, seriesGrid)
+			for k := range grid {
+				grid[k] = float64(k) / float64(seriesGrid-1)
+			}
+			qs, err := f.Quantiles(grid, stats.Linear)
+			if err != nil {
+				return err
+			}
+			r.Series[id] = qs
+			r.SeriesN[id] = int(f.Len())
+			r.note(fmt.Sprintf("%s: %d values, more than are resampled in memory: exact percentiles without intervals; the plots draw %d quantiles",
+				id, f.Len(), seriesGrid))
+		}
+		for _, w := range ms.Warnings {
+			r.note(w)
 		}
 		r.Stats[id] = ms
-		if id == "itl_chunk" {
+		if id == "itl_chunk" && so.Confidence > 0 && r.SeriesN[id] == 0 {
 			r.note("ITL intervals resample chunk gaps as if independent; gaps of one request are correlated, so the true intervals are wider")
+		}
+	}
+	out, in := sr.Series["output_tokens"], sr.Series["input_tokens"]
+	if out != nil && out.Len() > 0 {
+		r.tokensOut = int64(math.Round(out.Mean() * float64(out.Len())))
+		if in != nil && in.Len() == out.Len() {
+			r.tokensIn = int64(math.Round(in.Mean() * float64(in.Len())))
+			r.tokensKnown = true
 		}
 	}
 	// Rates over the run's window are scaled means: with N profiling
 	// requests over D seconds, Σx/D = (N/D) × mean(x), where x is a
 	// request's contribution (1 or its tokens when it succeeded, 0 when
 	// it failed). The window is taken as fixed.
-	if out := sr.Values["output_tokens"]; len(out) > 0 {
-		for _, v := range out {
-			r.tokensOut += int64(v)
-		}
-		for _, v := range sr.Values["input_tokens"] {
-			r.tokensIn += int64(v)
-		}
-		r.tokensKnown = len(sr.Values["input_tokens"]) == len(out)
-	}
 	run := r.Run
 	if !run.DurationS.OK || run.DurationS.V <= 0 || !run.Completed.OK || sr.RequestRows == 0 {
-		return
+		return nil
 	}
 	failed := int64(0)
 	if run.Failed.OK {
 		failed = run.Failed.V
 	}
-	n := int(run.Completed.V + failed)
-	if n == 0 {
-		return
+	n := run.Completed.V + failed
+	if n <= 1 {
+		return nil
 	}
 	scale := float64(n) / run.DurationS.V
-	rate := func(id string, ok []float64) {
-		if int64(len(ok)) != run.Completed.V {
-			r.note(fmt.Sprintf("%s: no interval: %d successful requests carry the count, the run says %d", id, len(ok), run.Completed.V))
-			return
+	// rate sets a throughput from the successful requests' contributions
+	// (nil: each contributes 1).
+	rate := func(id string, ok *spill.Floats) {
+		okN := run.Completed.V
+		sum, sumSq := float64(okN), float64(okN)
+		if ok != nil {
+			if ok.Len() != okN {
+				r.note(fmt.Sprintf("%s: no interval: %d successful requests carry the count, the run says %d", id, ok.Len(), okN))
+				return
+			}
+			m, sd := ok.Mean(), ok.StdDev(0)
+			sum, sumSq = m*float64(okN), (sd*sd+m*m)*float64(okN)
 		}
-		xs := make([]float64, n)
-		copy(xs, ok)
-		slices.Sort(xs)
-		m := stats.Mean(xs)
-		e := r.estimate(xs, stats.MeanStatistic(), m, 0, o, true)
-		e.Value, e.Lo, e.Hi = m*scale, e.Lo*scale, e.Hi*scale
+		mean := sum / float64(n)
+		e := Estimate{Value: mean * scale, Lo: math.NaN(), Hi: math.NaN()}
+		switch {
+		case so.Confidence <= 0:
+		case n > maxMeanBootstrap:
+			// Student's t from the moments, as the stats view does for
+			// large means.
+			v := (sumSq/float64(n) - mean*mean) * float64(n) / float64(n-1)
+			t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(n - 1)}.Quantile(0.5 + so.Confidence/2)
+			h := t * math.Sqrt(math.Max(v, 0)/float64(n))
+			e.Lo, e.Hi, e.Confidence, e.Method = (mean-h)*scale, (mean+h)*scale, so.Confidence, "t"
+		default:
+			xs := make([]float64, n)
+			if ok == nil {
+				for i := range okN {
+					xs[i] = 1
+				}
+			} else {
+				vals, _ := ok.Values() // at most maxMeanBootstrap values: in memory
+				copy(xs, vals)
+			}
+			bo := stats.DefaultBootstrap
+			bo.Confidence, bo.Resamples, bo.Seed = so.Confidence, so.Resamples, so.Seed
+			iv := stats.Bootstrap(xs, stats.MeanStatistic(), bo)
+			e.Lo, e.Hi, e.Confidence, e.Method = iv.Lo*scale, iv.Hi*scale, iv.Confidence, string(iv.Method)
+			for _, w := range iv.Warnings {
+				r.note(id + ": " + w.Error())
+			}
+		}
 		r.Throughput[id] = e
 	}
-	ones := make([]float64, run.Completed.V)
-	for i := range ones {
-		ones[i] = 1
+	rate("request_throughput", nil)
+	if out == nil || out.Len() == 0 {
+		return nil
 	}
-	rate("request_throughput", ones)
-	if out := sr.Values["output_tokens"]; len(out) > 0 {
-		rate("output_token_throughput", out)
-		if in := sr.Values["input_tokens"]; len(in) == len(out) {
-			tot := make([]float64, len(out))
-			for i := range out {
-				tot[i] = out[i] + in[i]
+	rate("output_token_throughput", out)
+	outV, ok1 := out.Values()
+	var inV []float64
+	ok2 := false
+	if in != nil {
+		inV, ok2 = in.Values()
+	}
+	if r.tokensKnown && ok1 && ok2 && len(outV) == len(inV) {
+		// Both series are in dispatch order (nothing sorted them), so
+		// they pair up request by request.
+		tot := &spill.Floats{}
+		defer tot.Close()
+		for i := range outV {
+			if err := tot.Add(outV[i] + inV[i]); err != nil {
+				return err
 			}
-			rate("total_token_throughput", tot)
 		}
+		rate("total_token_throughput", tot)
 	}
+	return nil
 }
 
 // metricValue finds a run-level value in the metrics table: verdict's

@@ -75,10 +75,21 @@ func lineStyle(i int) draw.LineStyle {
 	return draw.LineStyle{Color: palette[i%len(palette)], Width: vg.Points(1.5), Dashes: dashes[(i/len(palette))%len(dashes)]}
 }
 
-// A Series is one run's values of one quantity.
+// A Series is one run's values of one quantity. For a sample too large
+// to hold, Values may be evenly spaced quantiles of it (its ECDF at that
+// resolution) and N its size; N = 0 means len(Values).
 type Series struct {
 	Name   string
 	Values []float64
+	N      int
+}
+
+// size is the number of observations a series stands for.
+func (s Series) size(finite int) int {
+	if s.N > 0 {
+		return s.N
+	}
+	return finite
 }
 
 // finite returns the finite values of xs, sorted, and how many were
@@ -178,7 +189,7 @@ func ECDF(title, xlabel, ylabel string, series []Series, scale float64, maxPoint
 		l.StepStyle = plotter.PostStep
 		l.LineStyle = lineStyle(i)
 		p.Add(l)
-		p.Legend.Add(fmt.Sprintf("%s (n=%d)", s.Name, n), l)
+		p.Legend.Add(fmt.Sprintf("%s (n=%d)", s.Name, s.size(n)), l)
 		drawn++
 	}
 	if drawn == 0 {
@@ -243,7 +254,7 @@ func Histogram(title, xlabel, ylabel string, series []Series, scale float64, bin
 		l.StepStyle = plotter.PostStep
 		l.LineStyle = lineStyle(i)
 		p.Add(l)
-		p.Legend.Add(fmt.Sprintf("%s (n=%d)", series[i].Name, len(xs)), l)
+		p.Legend.Add(fmt.Sprintf("%s (n=%d)", series[i].Name, series[i].size(len(xs))), l)
 	}
 	p.Y.Max = ymax * 1.08
 	return p, dropped, nil

@@ -47,7 +47,7 @@ func Report(rep *render.Report, o Options) (figs []Figure, skipped []string, err
 		typical := 0.0
 		for _, r := range rep.Runs {
 			if xs := r.Series[id]; len(xs) > 0 {
-				series = append(series, Series{Name: r.Name, Values: xs})
+				series = append(series, Series{Name: r.Name, Values: xs, N: r.SeriesN[id]})
 				typical = math.Max(typical, xs[len(xs)/2])
 			}
 		}
