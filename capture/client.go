@@ -3,7 +3,6 @@ package capture
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -12,6 +11,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -62,6 +62,7 @@ type client struct {
 	extra        map[string]any
 	headers      map[string]string
 	runID        string
+	readers      sync.Pool // *EventReader
 }
 
 // redact removes the API key from text that may be shown or stored.
@@ -195,18 +196,18 @@ func (c *client) whole(run, rctx context.Context, o *outcome, body io.Reader) {
 		o.err = c.failure(run, rctx, "reading the response", err, 0)
 		return
 	}
-	var ch chunk
-	if err := json.Unmarshal(b, &ch); err != nil {
+	var ci chunkInfo
+	if err := decodeChunk(bytes.TrimSpace(b), &ci); err != nil {
 		o.err = c.redact("malformed JSON response: " + err.Error())
 		return
 	}
 	o.last = o.done
-	c.account(o, &ch, o.done)
-	if ch.Error != nil {
-		o.err = c.redact("error in response: " + ch.Error.Message)
+	c.account(o, &ci, o.done)
+	if ci.hasError {
+		o.err = c.redact("error in response: " + ci.errMsg)
 		return
 	}
-	if len(ch.Choices) == 0 {
+	if ci.choices == 0 {
 		o.err = "response without choices"
 		return
 	}
@@ -214,28 +215,21 @@ func (c *client) whole(run, rctx context.Context, o *outcome, body io.Reader) {
 }
 
 // account records a chunk's content and usage (for a whole response too).
-func (c *client) account(o *outcome, ch *chunk, at time.Time) {
-	if len(ch.Choices) > 0 {
-		for i := range ch.Choices {
-			ans, rsn := ch.Choices[i].content()
-			if ans && o.firstAnswer.IsZero() && o.streamed {
-				o.firstAnswer = at
-			}
-			if rsn {
-				o.reasoningChunks++
-			}
-		}
+func (c *client) account(o *outcome, ci *chunkInfo, at time.Time) {
+	if ci.answer && o.firstAnswer.IsZero() && o.streamed {
+		o.firstAnswer = at
 	}
-	if u := ch.Usage; u != nil {
-		if u.PromptTokens != nil {
-			o.promptTokens = *u.PromptTokens
-		}
-		if u.CompletionTokens != nil {
-			o.outputTokens = *u.CompletionTokens
-		}
-		if d := u.CompletionTokensDetails; d != nil && d.ReasoningTokens != nil {
-			o.reasoningTokens = *d.ReasoningTokens
-		}
+	if ci.reasoning {
+		o.reasoningChunks++
+	}
+	if ci.prompt >= 0 {
+		o.promptTokens = ci.prompt
+	}
+	if ci.completion >= 0 {
+		o.outputTokens = ci.completion
+	}
+	if ci.reasoningTokens >= 0 {
+		o.reasoningTokens = ci.reasoningTokens
 	}
 }
 
@@ -246,12 +240,21 @@ func (c *client) account(o *outcome, ch *chunk, at time.Time) {
 // chunks.
 func (c *client) readStream(run, rctx context.Context, o *outcome, body io.Reader, stall *time.Timer, cancel context.CancelCauseFunc) {
 	o.streamed = true
-	er := NewEventReader(body)
+	er, _ := c.readers.Get().(*EventReader)
+	if er == nil {
+		er = NewEventReader(body)
+	} else {
+		er.Reset(body)
+	}
+	defer func() {
+		er.Reset(nil)
+		c.readers.Put(er)
+	}()
 	if stall != nil {
 		er.OnRead = func() { stall.Reset(c.stall) }
 	}
 	sawDone := false
-	var ch chunk
+	var ci chunkInfo
 	for {
 		data, at, err := er.Next()
 		if err != nil {
@@ -287,18 +290,17 @@ func (c *client) readStream(run, rctx context.Context, o *outcome, body io.Reade
 			defer drain.Stop()
 			continue
 		}
-		ch = chunk{}
-		if err := json.Unmarshal(d, &ch); err != nil {
+		if err := decodeChunk(d, &ci); err != nil {
 			o.done = at
 			o.err = c.redact(fmt.Sprintf("malformed SSE event after %d chunks: %v", o.chunks, err))
 			return
 		}
-		if ch.Error != nil {
+		if ci.hasError {
 			o.done = at
-			o.err = c.redact(fmt.Sprintf("error event after %d chunks: %s", o.chunks, ch.Error.Message))
+			o.err = c.redact(fmt.Sprintf("error event after %d chunks: %s", o.chunks, ci.errMsg))
 			return
 		}
-		if len(ch.Choices) > 0 {
+		if ci.choices > 0 {
 			if o.chunks == 0 {
 				o.first = at
 			} else {
@@ -307,7 +309,7 @@ func (c *client) readStream(run, rctx context.Context, o *outcome, body io.Reade
 			o.last = at
 			o.chunks++
 		}
-		c.account(o, &ch, at)
+		c.account(o, &ci, at)
 	}
 	if o.err != "" {
 		return

@@ -42,57 +42,7 @@ func RedactURL(endpoint string) string {
 	return u.String()
 }
 
-// chunk is the part of a streamed chunk, or of a whole non-streamed
-// response, that timing and accounting need.
-type chunk struct {
-	Choices []choice  `json:"choices"`
-	Usage   *usage    `json:"usage"`
-	Error   *apiError `json:"error"`
-}
-
-type choice struct {
-	Text  *string `json:"text"`
-	Delta *struct {
-		Content          *string `json:"content"`
-		ReasoningContent *string `json:"reasoning_content"`
-		Reasoning        *string `json:"reasoning"`
-	} `json:"delta"`
-	Message *struct {
-		Content          *string `json:"content"`
-		ReasoningContent *string `json:"reasoning_content"`
-		Reasoning        *string `json:"reasoning"`
-	} `json:"message"`
-}
-
-// answer reports whether the choice carries answer content, and reasoning
-// whether it carries reasoning content.
-func (c *choice) content() (answer, reasoning bool) {
-	nonEmpty := func(s *string) bool { return s != nil && *s != "" }
-	if nonEmpty(c.Text) {
-		answer = true
-	}
-	if d := c.Delta; d != nil {
-		answer = answer || nonEmpty(d.Content)
-		reasoning = nonEmpty(d.ReasoningContent) || nonEmpty(d.Reasoning)
-	}
-	if m := c.Message; m != nil {
-		answer = answer || nonEmpty(m.Content)
-		reasoning = reasoning || nonEmpty(m.ReasoningContent) || nonEmpty(m.Reasoning)
-	}
-	return answer, reasoning
-}
-
-type usage struct {
-	PromptTokens            *int64 `json:"prompt_tokens"`
-	CompletionTokens        *int64 `json:"completion_tokens"`
-	CompletionTokensDetails *struct {
-		ReasoningTokens *int64 `json:"reasoning_tokens"`
-	} `json:"completion_tokens_details"`
-}
-
-// apiError is an OpenAI error object; vLLM also sends
-// {"object":"error","message":...} at the top level, which chunk.Error
-// does not see, so parse errors read both.
+// apiError is an OpenAI error object.
 type apiError struct {
 	Message string `json:"message"`
 	Type    string `json:"type"`

@@ -46,7 +46,15 @@ type EventReader struct {
 
 // NewEventReader returns a reader over r.
 func NewEventReader(r io.Reader) *EventReader {
-	return &EventReader{r: r, buf: make([]byte, 32<<10), now: time.Now}
+	return &EventReader{r: r, buf: make([]byte, 4<<10), now: time.Now}
+}
+
+// Reset makes e read r from the start, keeping its buffers.
+func (e *EventReader) Reset(r io.Reader) {
+	*e = EventReader{r: r, buf: e.buf[:cap(e.buf)], data: e.data[:0], now: time.Now}
+	if len(e.buf) > 64<<10 {
+		e.buf = make([]byte, 4<<10) // do not keep a huge buffer
+	}
 }
 
 // Next returns the data of the next event and the time it arrived. It

@@ -174,6 +174,7 @@ func (c Config) Plan(id string, outputTokens int, chat bool) Plan {
 		p.ReasoningTokens = min(c.ReasoningTokens, outputTokens)
 	}
 	tpc := c.tokensPerChunk()
+	p.Chunks = make([]Chunk, 0, (p.ReasoningTokens+tpc-1)/tpc+(outputTokens-p.ReasoningTokens+tpc-1)/tpc)
 	done := 0
 	segment := func(n int, reasoning bool) {
 		for n > 0 {
@@ -455,6 +456,7 @@ type gen struct {
 	received time.Time
 	timer    *time.Timer
 	buf      []byte
+	head     []byte
 }
 
 // sleepUntil waits until the offset d from receipt; false when the client
@@ -532,6 +534,7 @@ func (g *gen) stream() {
 	if rc.Flush() != nil {
 		return
 	}
+	g.tr.SentS = make([]float64, 0, len(g.plan.Chunks))
 	faultAt := -1
 	switch g.plan.Fault {
 	case FaultReset, FaultStall, FaultMalformed:
@@ -593,7 +596,15 @@ func (g *gen) reset(rc *http.ResponseController) {
 	conn.Close()
 }
 
+// appendHead appends the start of an event, up to the choices.
 func (g *gen) appendHead(b []byte) []byte {
+	if g.head == nil {
+		g.head = g.buildHead(nil)
+	}
+	return append(b, g.head...)
+}
+
+func (g *gen) buildHead(b []byte) []byte {
 	b = append(b, `data: {"id":`...)
 	if g.chat {
 		b = appendJSONString(b, "chatcmpl-"+g.tr.ID)
@@ -609,18 +620,17 @@ func (g *gen) appendHead(b []byte) []byte {
 func (g *gen) appendChunk(b []byte, k int, c Chunk) []byte {
 	b = g.appendHead(b)
 	b = append(b, `"choices":[{"index":0,`...)
-	text := tokens(c.Tokens, c.Reasoning)
 	switch {
 	case !g.chat:
 		b = append(b, `"text":`...)
-		b = appendJSONString(b, text)
+		b = appendTokens(b, c.Tokens, false)
 	case c.Reasoning:
 		b = append(b, `"delta":{`...)
 		if k == 0 {
 			b = append(b, `"role":"assistant",`...)
 		}
 		b = append(b, `"reasoning_content":`...)
-		b = appendJSONString(b, text)
+		b = appendTokens(b, c.Tokens, true)
 		b = append(b, '}')
 	default:
 		b = append(b, `"delta":{`...)
@@ -628,7 +638,7 @@ func (g *gen) appendChunk(b []byte, k int, c Chunk) []byte {
 			b = append(b, `"role":"assistant",`...)
 		}
 		b = append(b, `"content":`...)
-		b = appendJSONString(b, text)
+		b = appendTokens(b, c.Tokens, false)
 		b = append(b, '}')
 	}
 	b = append(b, `,"logprobs":null,"finish_reason":`...)
@@ -648,7 +658,33 @@ func tokens(n int, reasoning bool) string {
 	return strings.Repeat(" t", n)
 }
 
+// appendTokens appends n fake tokens as a JSON string.
+func appendTokens(b []byte, n int, reasoning bool) []byte {
+	t := byte('t')
+	if reasoning {
+		t = 'r'
+	}
+	b = append(b, '"')
+	for range n {
+		b = append(b, ' ', t)
+	}
+	return append(b, '"')
+}
+
+// appendJSONString appends s as a JSON string.
 func appendJSONString(b []byte, s string) []byte {
+	plain := true
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			plain = false
+			break
+		}
+	}
+	if plain {
+		b = append(b, '"')
+		b = append(b, s...)
+		return append(b, '"')
+	}
 	q, _ := json.Marshal(s)
 	return append(b, q...)
 }
