@@ -50,8 +50,10 @@ type ReportOptions struct {
 	// bundle prices that bundle's runs (in the order of the bundles).
 	Quotes []string
 	// Validation is the validation result to show; nil means validation
-	// was not available, and the report says so.
-	Validation *ReportValidation
+	// was not available, and the report says so, with ValidationNote
+	// (why: "not asked for", or the validator's error) when given.
+	Validation     *ReportValidation
+	ValidationNote string
 }
 
 // ReportValidation is what validation concluded, as the report shows it.
@@ -90,9 +92,21 @@ type ReportFinding struct {
 	Message    string
 }
 
-// ValidationUnavailable is the report's text when no validation result
-// was given.
-const ValidationUnavailable = "validation not available: no validation result was given to the report"
+// ValidationUnavailable begins the report's text when no validation
+// result was given.
+const ValidationUnavailable = "validation not available"
+
+// ValidationText says why validation is not available (empty when it is).
+func (rep *Report) ValidationText() string {
+	if rep.Validation != nil {
+		return ""
+	}
+	why := rep.ValidationNote
+	if why == "" {
+		why = "no validation result was given to the report"
+	}
+	return ValidationUnavailable + ": " + why + "; run `verdict validate` on the bundles"
+}
 
 // A Report is the content of `verdict report`.
 type Report struct {
@@ -100,9 +114,11 @@ type Report struct {
 	VerdictVersion string
 	Bundles        []ReportBundle
 	Runs           []*ReportRun
-	// Validation is nil when validation was not available.
-	Validation *ReportValidation
-	Costs      *ReportCosts
+	// Validation is nil when validation was not available
+	// (ValidationText says why).
+	Validation     *ReportValidation
+	ValidationNote string
+	Costs          *ReportCosts
 	// Intervals describes the bootstrap (confidence, resamples, seed).
 	Confidence float64
 	Resamples  int
@@ -245,7 +261,7 @@ func LoadReport(ctx context.Context, dirs []string, o ReportOptions) (*Report, e
 	if len(o.Quotes) > 1 && len(o.Quotes) != len(dirs) {
 		return nil, fmt.Errorf("%d quotes for %d bundles: give one quote for every run, or one per bundle in bundle order", len(o.Quotes), len(dirs))
 	}
-	rep := &Report{Title: o.Title, VerdictVersion: o.VerdictVersion, Validation: o.Validation,
+	rep := &Report{Title: o.Title, VerdictVersion: o.VerdictVersion, Validation: o.Validation, ValidationNote: o.ValidationNote,
 		Confidence: o.Confidence, Resamples: o.Resamples, Seed: o.Seed, Definitions: map[string]schemas.MetricDef{}}
 	for _, dir := range dirs {
 		b, err := schemas.OpenBundle(dir)
@@ -315,8 +331,8 @@ func LoadReport(ctx context.Context, dirs []string, o ReportOptions) (*Report, e
 		r.judge(rep, o)
 	}
 	if o.Confidence > 0 {
-		rep.Notes = append(rep.Notes, fmt.Sprintf("[lo, hi] are %g %% bootstrap confidence intervals (BCa, %d resamples, seed %d) over the successful requests of the profiling phase; percentiles are read with the linear method (numpy's default).",
-			100*o.Confidence, o.Resamples, o.Seed))
+		rep.Notes = append(rep.Notes, fmt.Sprintf("[lo, hi] are %g %% confidence intervals over the successful requests of the profiling phase: bootstrap (BCa, %d resamples, seed %d), Student's t for means of more than %d values; percentiles are read with the linear method (numpy's default).",
+			100*o.Confidence, o.Resamples, o.Seed, maxMeanBootstrap))
 	}
 	rep.Notes = append(rep.Notes, "Runs are listed in the order the bundles were given and are not ranked. An INCOMPLETE run lacks evidence for at least one figure: compare it with care.")
 	return rep, nil

@@ -353,7 +353,7 @@ func ValidationTable(rep *Report) *Table {
 	t := &Table{Title: "Validation", Columns: []string{"severity", "effect", "rule", "subject", "message"}}
 	v := rep.Validation
 	if v == nil {
-		t.Notes = append(t.Notes, ValidationUnavailable+"; run `verdict validate` on the bundles.")
+		t.Notes = append(t.Notes, rep.ValidationText()+".")
 		return t
 	}
 	pass := "passed"

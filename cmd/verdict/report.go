@@ -113,7 +113,9 @@ func writeReport(ctx context.Context, a reportArgs, stdout, stderr io.Writer) er
 	if len(a.opts.Quotes) > 1 && len(a.opts.Quotes) != len(a.bundles) {
 		return usage("--quote: give one quote for every run, or one per BUNDLE (%d quotes, %d bundles)", len(a.opts.Quotes), len(a.bundles))
 	}
-	if !a.noValidate {
+	if a.noValidate {
+		a.opts.ValidationNote = "--no-validate was given"
+	} else {
 		opts := validate.Options{Compare: len(a.bundles) > 1}
 		if a.policy != "" {
 			p, err := validate.LoadPolicy(a.policy)
@@ -125,6 +127,7 @@ func writeReport(ctx context.Context, a reportArgs, stdout, stderr io.Writer) er
 		v, err := validate.ValidateBundles(ctx, a.bundles, opts)
 		if err != nil {
 			fmt.Fprintf(stderr, "warning: validation not available: %v\n", err)
+			a.opts.ValidationNote = "the validator failed: " + err.Error()
 		} else {
 			a.opts.Validation = render.ValidationOf(v)
 		}

@@ -118,7 +118,7 @@ func (b *book) summary() error {
 		"Numbers are numeric cells: durations in the unit of their column heading, intervals as separate low and high columns (empty where none could be computed).",
 		"Cost cells are formulas over the Costs sheet: change a rate there and they follow.")
 	if rep.Validation == nil {
-		notes = append(notes, render.ValidationUnavailable+".")
+		notes = append(notes, rep.ValidationText()+".")
 	}
 	for _, r := range rep.Runs {
 		for _, n := range r.Notes {
@@ -307,7 +307,7 @@ func (b *book) validation() error {
 		if err := b.setText(sheet, 1, 1, "Validation", "title"); err != nil {
 			return err
 		}
-		if err := b.setText(sheet, 1, 2, render.ValidationUnavailable+"; run `verdict validate` on the bundles.", "note"); err != nil {
+		if err := b.setText(sheet, 1, 2, b.rep.ValidationText()+".", "note"); err != nil {
 			return err
 		}
 		return b.widths(sheet, 100)
@@ -462,7 +462,7 @@ func (b *book) aboutSheet() error {
 		lines = append(lines, fmt.Sprintf("Intervals: %g %% bootstrap confidence intervals (BCa, %d resamples, seed %d).", 100*rep.Confidence, rep.Resamples, rep.Seed))
 	}
 	if rep.Validation == nil {
-		lines = append(lines, render.ValidationUnavailable+".")
+		lines = append(lines, rep.ValidationText()+".")
 	}
 	lines = append(lines, b.about...)
 	lines = append(lines, b.o.Notes...)
