@@ -53,7 +53,11 @@ func syntheticRequests(n int) xlsx.RequestSource {
 //	go test -run '^$' -bench RequestsSheet -benchtime 1x ./render/xlsx/
 //
 // and compare with testdata/openpyxl_requests.py (openpyxl's write-only
-// mode, the same rows).
+// mode, the same rows). On two shared cores (Go 1.26.8, Debian 12's
+// openpyxl 3.0.9 with lxml), a million rows took:
+//
+//	verdict  10.8 s wall, 10.6 s CPU, 93,000 rows/s, peak heap 63 MiB (61 MiB at 100,000 rows), 71 MiB file
+//	openpyxl 57.6 s wall, 56.6 s CPU, 17,400 rows/s, peak RSS 50 MiB, 69 MiB file (plain values: no formats, pane or table)
 func BenchmarkRequestsSheet(b *testing.B) {
 	for _, n := range []int{100_000, 1_000_000} {
 		b.Run(fmt.Sprintf("rows=%d", n), func(b *testing.B) {
