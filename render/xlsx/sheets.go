@@ -13,12 +13,6 @@ import (
 	"github.com/verdict-llm/verdict/schemas"
 )
 
-// summaryCols records where the Summary put each headline, for charts.
-type summaryCol struct {
-	label string
-	col   int
-}
-
 // summary writes one row per run.
 func (b *book) summary() error {
 	const sheet, hdr = SheetSummary, 2
