@@ -19,16 +19,24 @@ func (b bundleSink) Sample(s *schemas.Sample) error   { return b.w.AddSample(s) 
 // every scheduled request: Read = scheduled, Ingested = sent (rows),
 // Rejected = never sent, by reason.
 //
+// Like Run, WriteBundle closes opts.Sampler.
+//
 // An interrupted capture (ctx cancelled) is still written, with the run
 // flag "incomplete". The bundle appears only once complete (see
 // schemas.BundleWriter); on an error nothing is left behind.
 func WriteBundle(ctx context.Context, dest string, opts Options, bopts schemas.BundleOptions) (*Result, error) {
-	if _, err := opts.validate(); err != nil {
+	fail := func(err error) (*Result, error) {
+		if opts.Sampler != nil {
+			opts.Sampler.Close() // Run did not take it over
+		}
 		return nil, err
+	}
+	if _, err := opts.validate(); err != nil {
+		return fail(err)
 	}
 	w, err := schemas.CreateBundle(dest, bopts)
 	if err != nil {
-		return nil, err
+		return fail(err)
 	}
 	res, err := Run(ctx, opts, bundleSink{w})
 	if err != nil {

@@ -283,6 +283,7 @@ type runner struct {
 
 // Run performs a capture and streams its rows to sink. It returns an error
 // only for invalid options or a failing sink; failed requests are rows.
+// Run closes opts.Sampler once it has started sampling.
 // When ctx is cancelled, dispatch stops, requests in flight are abandoned
 // (rows with a "cancelled" error) and the Result is marked incomplete.
 func Run(ctx context.Context, opts Options, sink Sink) (*Result, error) {

@@ -258,7 +258,7 @@ func (c *collector) result(interrupted bool, windowStart time.Time, measured boo
 		ID: r.runID, Tool: Tool, ToolVersion: o.Version, Format: Tool,
 		SourcePath: o.Dataset.Name, SourceSHA256: o.Dataset.SHA256,
 		Scenario: o.Scenario, MaxConcurrency: optInt(int64(o.concurrency())),
-		Streaming: schemas.Some(!o.NoStream), Backend: "openai-" + string(r.cl.api), Endpoint: RedactURL(o.Endpoint), Model: o.Model,
+		Streaming: schemas.Some(!o.NoStream), Backend: backendName[r.cl.api], Endpoint: RedactURL(o.Endpoint), Model: o.Model,
 		NumPrompts: schemas.Some(c.sentProf + notProf), Completed: schemas.Some(c.ok), Failed: schemas.Some(c.failed),
 		TokenSource: "server_usage",
 		Labels:      map[string]string{"seed": strconv.FormatUint(o.Seed, 10)},
@@ -359,6 +359,9 @@ func (c *collector) result(interrupted bool, windowStart time.Time, measured boo
 	res.Metrics = ms
 	return res, nil
 }
+
+// backendName names the API in the run's backend column.
+var backendName = map[API]string{APICompletions: "openai-completions", APIChat: "openai-chat"}
 
 func optInt(v int64) schemas.Opt[int64] {
 	if v <= 0 {

@@ -74,6 +74,7 @@ Examples:
 			validateCommand(),
 			rulesCommand(),
 			reportCommand(),
+			captureCommand(), fakeserverCommand(),
 		},
 	}
 }

@@ -1,0 +1,243 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"io/fs"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/verdict-llm/verdict/capture/fakeserver"
+	"github.com/verdict-llm/verdict/schemas"
+)
+
+func startFake(t *testing.T, cfg fakeserver.Config) string {
+	t.Helper()
+	ts := httptest.NewServer(fakeserver.New(cfg))
+	t.Cleanup(ts.Close)
+	return ts.URL
+}
+
+// grepTree fails the test when any file under dir contains secret.
+func grepTree(t *testing.T, dir, secret string) {
+	t.Helper()
+	n := 0
+	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		n++
+		data, _ := os.ReadFile(p)
+		if bytes.Contains(data, []byte(secret)) {
+			t.Errorf("%s holds the API key", p)
+		}
+		return nil
+	})
+	if n < 4 {
+		t.Errorf("only %d files in %s", n, dir)
+	}
+}
+
+func TestCaptureCLI(t *testing.T) {
+	const key = "sk-cli-secret-77e1"
+	url := startFake(t, fakeserver.Config{TTFT: 10 * time.Millisecond, TokenDelay: 2 * time.Millisecond, APIKey: key, ErrorRate: 0.1, Seed: 3})
+	dir := t.TempDir()
+	keyFile := filepath.Join(dir, "key")
+	os.WriteFile(keyFile, []byte(key+"\n"), 0o600)
+
+	t.Setenv(apiKeyEnv, key)
+	env := filepath.Join(dir, "env.bundle")
+	code, out, errs := runCLI(t, "capture", "--endpoint", url+"/v1/chat/completions", "--model", "fake", "--synthetic", "16/4-8",
+		"--scenario", "server", "--rate", "200", "--burstiness", "0.5", "--max-concurrency", "4", "--num-prompts", "30", "--warmup", "2",
+		"--gpu", "none", "--label", "platform=loopback", "-o", env)
+	if code != 0 {
+		t.Fatalf("capture: exit %d\n%s\n%s", code, out, errs)
+	}
+	for _, want := range []string{"wrote " + env, "30 requests scheduled", "2 warm-up", "ttft ", "itl_chunk", "request_throughput",
+		"calibration against the reference server", "TTFT vs server send"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, out)
+		}
+	}
+	if !strings.Contains(errs, "measured requests failed: HTTP 500") {
+		t.Errorf("stderr %q", errs)
+	}
+	t.Setenv(apiKeyEnv, "")
+	file := filepath.Join(dir, "file.bundle")
+	code, out2, errs2 := runCLI(t, "capture", "--endpoint", url+"/v1/completions", "--model", "fake", "--synthetic", "16/4",
+		"--scenario", "concurrency", "--max-concurrency", "3", "--duration", "100ms", "--api-key-file", keyFile, "--gpu", "none", "-o", file)
+	if code != 0 || !strings.Contains(out2, "wrote "+file) {
+		t.Fatalf("capture with a key file: exit %d\n%s\n%s", code, out2, errs2)
+	}
+	for _, b := range []string{env, file} {
+		grepTree(t, b, key)
+		bundle, err := schemas.OpenBundle(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		runs, _ := bundle.Runs(context.Background())
+		if len(runs) != 1 || runs[0].Completed.V == 0 || runs[0].Tool != "verdict-capture" {
+			t.Errorf("%s: runs %+v", b, runs)
+		}
+	}
+	for _, s := range []string{out, errs, out2, errs2} {
+		if strings.Contains(s, key) {
+			t.Errorf("the API key was printed: %s", s)
+		}
+	}
+	// Without the key every request is refused, and the refusal is
+	// recorded, not fatal.
+	nokey := filepath.Join(dir, "nokey.bundle")
+	code, out, _ = runCLI(t, "capture", "--endpoint", url+"/v1/completions", "--model", "fake", "--synthetic", "8/2",
+		"--scenario", "single-stream", "--num-prompts", "2", "--gpu", "none", "-o", nokey)
+	if code != 0 || !strings.Contains(out, "0 ok, 2 failed") {
+		t.Errorf("no key: exit %d %s", code, out)
+	}
+}
+
+func TestCaptureInterrupted(t *testing.T) {
+	url := startFake(t, fakeserver.Config{TTFT: 10 * time.Millisecond, TokenDelay: 5 * time.Millisecond, OutputTokens: 50})
+	dest := filepath.Join(t.TempDir(), "cut.bundle")
+	ctx, cancel := context.WithTimeout(context.Background(), 150*time.Millisecond)
+	defer cancel()
+	var out, errb bytes.Buffer
+	code := run(ctx, []string{"verdict", "capture", "--endpoint", url + "/v1/completions", "--model", "m", "--synthetic", "8/50",
+		"--scenario", "concurrency", "--max-concurrency", "4", "--num-prompts", "1000", "--gpu", "none", "-o", dest}, &out, &errb)
+	if code != exitInput || !strings.Contains(errb.String(), "capture interrupted") {
+		t.Fatalf("exit %d\n%s\n%s", code, out.String(), errb.String())
+	}
+	b, err := schemas.OpenBundle(dest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs, _ := b.Runs(context.Background())
+	rq := b.Manifest.Sources[0].Counts[schemas.TableRequests]
+	if len(runs) != 1 || !contains(runs[0].Flags, "incomplete") || rq.Read != 1000 || rq.Ingested+rq.Rejected != 1000 {
+		t.Errorf("runs %+v counts %+v", runs, rq)
+	}
+}
+
+func contains(xs []string, x string) bool {
+	for _, s := range xs {
+		if s == x {
+			return true
+		}
+	}
+	return false
+}
+
+func TestCaptureUsage(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "b")
+	base := []string{"capture", "--endpoint", "http://127.0.0.1:1/v1/completions", "--model", "m", "-o", out, "--gpu", "none"}
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"capture", "--model", "m", "-o", out}, `Required flags "endpoint, scenario" not set`},
+		{append(base, "--scenario", "server", "--rate", "1", "--num-prompts", "1"), "give one of --dataset FILE and --synthetic IN/OUT"},
+		{append(base, "--scenario", "server", "--rate", "1", "--num-prompts", "1", "--synthetic", "8/8", "--dataset", "x"), "give one of --dataset"},
+		{append(base, "--scenario", "server", "--rate", "1", "--synthetic", "8/8"), "give one of --num-prompts N and --duration D"},
+		{append(base, "--scenario", "server", "--rate", "1", "--num-prompts", "1", "--duration", "1s", "--synthetic", "8/8"), "give one of --num-prompts"},
+		{append(base, "--scenario", "burst", "--num-prompts", "1", "--synthetic", "8/8"), `--scenario "burst"`},
+		{append(base, "--scenario", "server", "--num-prompts", "1", "--synthetic", "8/8"), "finite rate > 0"},
+		{append(base, "--scenario", "offline", "--burstiness", "2", "--num-prompts", "1", "--synthetic", "8/8"), "--burstiness applies"},
+		{append(base, "--scenario", "server", "--rate", "1", "--ramp-up", "0/1s", "--num-prompts", "1", "--synthetic", "8/8"), "--ramp-up"},
+		{append(base, "--scenario", "server", "--rate", "1", "--num-prompts", "1", "--synthetic", "8"), "--synthetic \"8\""},
+		{append(base, "--scenario", "server", "--rate", "1", "--num-prompts", "1", "--dataset", filepath.Join(dir, "none.jsonl")), "--dataset:"},
+		{append(base, "--scenario", "server", "--rate", "1", "--num-prompts", "1", "--synthetic", "8/8", "--extra-body", "[1]"), "--extra-body"},
+		{append(base, "--scenario", "server", "--rate", "1", "--num-prompts", "1", "--synthetic", "8/8", "--header", "nocolon"), "--header"},
+		{append(base, "--scenario", "server", "--rate", "1", "--num-prompts", "1", "--synthetic", "8/8", "--gpu", "tpu"), `--gpu "tpu"`},
+		{append(base, "--scenario", "server", "--rate", "1", "--num-prompts", "1", "--synthetic", "8/8", "--api-key-file", filepath.Join(dir, "nokey")), "--api-key-file"},
+		{[]string{"capture", "--endpoint", "http://h/v1/embeddings", "--model", "m", "-o", out, "--gpu", "none", "--scenario", "offline", "--num-prompts", "1", "--synthetic", "8/8"}, "must end in"},
+		{[]string{"fakeserver", "--error-rate", "2"}, "fault rates must be in [0, 1]"},
+		{[]string{"fakeserver", "--listen", "not-an-address"}, "--listen"},
+		{[]string{"fakeserver", "extra"}, "takes no arguments"},
+	}
+	for _, c := range cases {
+		code, _, errs := runCLI(t, c.args...)
+		if code != exitInput || !strings.Contains(errs, c.want) {
+			t.Errorf("verdict %s: exit %d, stderr %q; want 2 with %q", strings.Join(c.args, " "), code, errs, c.want)
+		}
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Errorf("failed commands left files: %v", entries)
+	}
+}
+
+// syncBuffer is a bytes.Buffer safe for one writer and one reader.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+func TestFakeserverCLI(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	var out, errb syncBuffer
+	done := make(chan int, 1)
+	go func() {
+		done <- run(ctx, []string{"verdict", "fakeserver", "--listen", "127.0.0.1:0", "--ttft", "1ms", "--token-delay", "1ms", "--output-tokens", "3"}, &out, &errb)
+	}()
+	addr := regexp.MustCompile(`http://[0-9.:]+`)
+	var url string
+	for deadline := time.Now().Add(5 * time.Second); url == "" && time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		url = addr.FindString(out.String())
+	}
+	if url == "" {
+		cancel()
+		t.Fatalf("no address printed: %q %q", out.String(), errb.String())
+	}
+	dest := filepath.Join(t.TempDir(), "b")
+	code, stdout, stderr := runCLI(t, "capture", "--endpoint", url+"/v1/completions", "--model", "m", "--synthetic", "4/3",
+		"--scenario", "offline", "--num-prompts", "5", "--gpu", "none", "-o", dest)
+	if code != 0 || !strings.Contains(stdout, "5 ok, 0 failed") || !strings.Contains(stdout, "5 requests compared") {
+		t.Errorf("capture against verdict fakeserver: %d\n%s\n%s", code, stdout, stderr)
+	}
+	resp, err := http.Get(url + "/fakeserver/traces")
+	if err != nil || resp.StatusCode != 200 {
+		t.Errorf("traces: %v", err)
+	} else {
+		resp.Body.Close()
+	}
+	cancel()
+	select {
+	case code := <-done:
+		if code != 0 {
+			t.Errorf("fakeserver exit %d: %s", code, errb.String())
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("fakeserver did not stop")
+	}
+}
+
+func TestCaptureHelp(t *testing.T) {
+	for _, cmd := range []string{"capture", "fakeserver"} {
+		code, out, _ := runCLI(t, cmd, "--help")
+		if code != 0 || !strings.Contains(out, "Examples:") || !strings.Contains(out, "verdict "+cmd) {
+			t.Errorf("%s --help: %d %.300s", cmd, code, out)
+		}
+	}
+	_, out, _ := runCLI(t, "--help")
+	if !strings.Contains(out, "capture") || !strings.Contains(out, "fakeserver") {
+		t.Errorf("--help lacks the commands:\n%s", out)
+	}
+}
