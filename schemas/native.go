@@ -6,5 +6,5 @@ var nativeTables = [][]Native{
 	vllmNatives,
 	mlperfNatives, guidellmNatives, llmperfNatives, locustNatives,
 	genaiperfNatives,
-	aiperfNatives,
+	aiperfNatives, captureNatives,
 }
