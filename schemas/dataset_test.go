@@ -4,9 +4,11 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 // writeBundle writes a bundle with the given runs and n requests per run.
@@ -128,5 +130,62 @@ func TestDataset(t *testing.T) {
 	// A non-empty directory that is not a dataset is refused.
 	if _, err := Export(ctx, d, a, ExportOptions{}); err == nil || !strings.Contains(err.Error(), "not a dataset") {
 		t.Errorf("export into a bundle: %v", err)
+	}
+}
+
+func TestWriteCosts(t *testing.T) {
+	ctx := context.Background()
+	dir := filepath.Join(t.TempDir(), "b")
+	writeBundle(t, dir, sampleRuns()[:1], 3)
+	at := time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
+	rows := []CostRow{
+		{RunID: "vllm-000000000001", Source: "bill", Sort: "allocation", Item: "bill.csv:2", Currency: "USD", Basis: "effective",
+			Amount: "49.1600", AmountValue: Some(49.16), Included: true, Rule: "prorated", Granularity: "hourly",
+			OverlapS: Some(1800.0), PeriodS: Some(3600.0), ResourceID: "i-1", PeriodStart: Some(at), PeriodEnd: Some(at.Add(time.Hour))},
+		{RunID: "vllm-000000000001", Source: "quote", Sort: "total", Item: "TOTAL_COST", Currency: "USD", Amount: "16.571369863014",
+			AmountValue: Some(16.571369863014), Formula: "GPU_COST + OTHER_LISTED_COST"},
+	}
+	for round := range 2 { // the second write replaces the first
+		if err := WriteCosts(dir, rows[:1+round]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b, err := OpenBundle(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := b.Costs(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, rows) {
+		t.Errorf("costs differ:\n got %+v\nwant %+v", got, rows)
+	}
+	n := 0
+	for _, tf := range b.Manifest.Tables {
+		if tf.Name == TableCosts {
+			n++
+			if tf.Rows != 2 {
+				t.Errorf("manifest rows %d", tf.Rows)
+			}
+		}
+	}
+	if n != 1 {
+		t.Errorf("%d costs entries in the manifest", n)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 5 { // manifest + 4 tables
+		t.Errorf("bundle holds %d files", len(entries))
+	}
+	// The costs travel into a dataset.
+	ds := filepath.Join(t.TempDir(), "ds")
+	if _, err := Export(ctx, b, ds, ExportOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	d, _ := OpenBundle(ds)
+	if got, _ := d.Costs(ctx); len(got) != 2 {
+		t.Errorf("dataset costs %d", len(got))
+	}
+	if err := WriteCosts(ds, rows); err == nil {
+		t.Error("costs written into a dataset")
 	}
 }

@@ -175,6 +175,8 @@ func SchemaOf(table string) (*arrow.Schema, bool) {
 		return metricsSchema, true
 	case TableSamples:
 		return samplesSchema, true
+	case TableCosts:
+		return costsSchema, true
 	}
 	return nil, false
 }

@@ -71,6 +71,7 @@ Examples:
 			statsCommand(),
 			compareCommand(),
 			exportCommand(),
+			costCommand(),
 			validateCommand(),
 			rulesCommand(),
 			reportCommand(),
