@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/vbauerster/mpb/v8"
+
 	"github.com/verdict-llm/verdict/capture/fakeserver"
 	"github.com/verdict-llm/verdict/schemas"
 )
@@ -240,4 +242,26 @@ func TestCaptureHelp(t *testing.T) {
 	if !strings.Contains(out, "capture") || !strings.Contains(out, "fakeserver") {
 		t.Errorf("--help lacks the commands:\n%s", out)
 	}
+}
+
+func TestCaptureBar(t *testing.T) {
+	for _, total := range []int64{3, 0} {
+		var buf syncBuffer
+		bar := &captureBar{p: &progress{p: mpb.New(mpb.WithOutput(&buf), mpb.WithAutoRefresh(), mpb.WithRefreshRate(time.Millisecond))}}
+		bar.Start(total)
+		bar.Done(true)
+		bar.Done(false)
+		finished := make(chan struct{})
+		go func() { bar.finish(); close(finished) }()
+		select {
+		case <-finished:
+		case <-time.After(5 * time.Second):
+			t.Fatalf("total %d: the progress bar never finished", total)
+		}
+		if !strings.Contains(buf.String(), "requests") {
+			t.Errorf("total %d: bar output %q", total, buf.String())
+		}
+	}
+	var nilBar *captureBar
+	nilBar.finish() // no terminal: nothing to do
 }
