@@ -458,6 +458,7 @@ func (r *runner) openLoop(ctx context.Context, arr *arrivals, start time.Time) {
 	timer := time.NewTimer(time.Hour)
 	timer.Stop()
 	var wg sync.WaitGroup
+	var slotAt time.Time
 dispatch:
 	for i := int64(0); n == 0 || i < n; i++ {
 		off := 0.0
@@ -472,7 +473,10 @@ dispatch:
 			r.skip(schemas.PhaseProfiling, n-i, "capture interrupted before the request's arrival time")
 			break
 		}
-		if lag := time.Since(at); lag > r.lag {
+		// Lateness of the dispatcher itself: from the arrival time, or
+		// from when the last concurrency slot came free if that was later
+		// (waiting for a slot is client_queue, not lateness).
+		if lag := time.Since(later(at, slotAt)); lag > r.lag {
 			r.mu.Lock()
 			r.lag = max(r.lag, lag)
 			r.mu.Unlock()
@@ -480,6 +484,7 @@ dispatch:
 		if sem != nil {
 			select {
 			case sem <- struct{}{}:
+				slotAt = time.Now()
 			case <-ctx.Done():
 				r.skip(schemas.PhaseProfiling, max(n-i, 1), "capture interrupted while the request waited for a concurrency slot")
 				break dispatch
@@ -494,6 +499,13 @@ dispatch:
 		})
 	}
 	wg.Wait()
+}
+
+func later(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
 }
 
 // closedLoop runs conc streams, each sending its next request when the
