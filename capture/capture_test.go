@@ -520,8 +520,9 @@ func TestSamplesBracketWindow(t *testing.T) {
 func TestSamplerUnavailable(t *testing.T) {
 	_, url := startServer(t, quick)
 	ds := synthetic(t, 2, "5", "5")
-	_, err := OpenNVML() // no driver here (or a real one: then skip the check)
+	s, err := OpenNVML() // no driver here (or a real one: then skip the check)
 	if err == nil {
+		s.Close()
 		t.Skip("NVML is available on this machine")
 	}
 	res, sink := runCapture(t, t.Context(), Options{Endpoint: url + "/v1/completions", Model: "m", Dataset: ds,
