@@ -583,3 +583,22 @@ func TestRedactURL(t *testing.T) {
 		}
 	}
 }
+
+func TestStreamHeldOpenAfterDone(t *testing.T) {
+	// A server that sends [DONE] and keeps the connection open: the
+	// request succeeds and ends at [DONE], not when capture gives up
+	// waiting for the end of the stream.
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.Write([]byte("data: {\"choices\":[{\"text\":\"a\"}]}\n\ndata: {\"choices\":[],\"usage\":{\"prompt_tokens\":1,\"completion_tokens\":1}}\n\ndata: [DONE]\n\n"))
+		w.(http.Flusher).Flush()
+		<-r.Context().Done()
+	}))
+	defer ts.Close()
+	res, sink := runCapture(t, t.Context(), Options{Endpoint: ts.URL + "/v1/completions", Model: "m", Dataset: synthetic(t, 1, "3", "1"),
+		Scenario: schemas.ScenarioSingleStream, NumPrompts: 1})
+	r := sink.Requests[0]
+	if r.Status != schemas.StatusOK || r.OutputTokens.V != 1 || res.Run.DurationS.V > 0.5 {
+		t.Errorf("request %+v, window %v s", r, res.Run.DurationS.V)
+	}
+}

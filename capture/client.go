@@ -254,6 +254,7 @@ func (c *client) readStream(run, rctx context.Context, o *outcome, body io.Reade
 		er.OnRead = func() { stall.Reset(c.stall) }
 	}
 	sawDone := false
+	var doneAt time.Time
 	var ci chunkInfo
 	for {
 		data, at, err := er.Next()
@@ -261,7 +262,11 @@ func (c *client) readStream(run, rctx context.Context, o *outcome, body io.Reade
 			o.done = time.Now()
 			switch {
 			case sawDone:
-				// Whatever happens after [DONE] costs nothing.
+				// Whatever happens after [DONE] costs nothing; a server
+				// that kept the stream open ended it at [DONE].
+				if errors.Is(context.Cause(rctx), errDrained) {
+					o.done = doneAt
+				}
 			case errors.Is(err, io.EOF):
 				o.missingDone = true
 			case errors.Is(err, ErrEventTooLarge):
@@ -281,7 +286,7 @@ func (c *client) readStream(run, rctx context.Context, o *outcome, body io.Reade
 		if string(d) == "[DONE]" {
 			// Read on to the end of the stream so that the connection is
 			// reused, but give a server that keeps it open only a moment.
-			sawDone = true
+			sawDone, doneAt = true, at
 			er.OnRead = nil
 			if stall != nil {
 				stall.Stop()
