@@ -336,7 +336,7 @@ func TestFaults(t *testing.T) {
 	}{
 		{"http error", func(c *fakeserver.Config) { c.ErrorRate, c.ErrorStatus = 0.3, 503 }, fakeserver.FaultError, "HTTP 503: fakeserver: injected error"},
 		{"reset mid-stream", func(c *fakeserver.Config) { c.ResetRate, c.FaultAfter = 0.3, 2 }, fakeserver.FaultReset, "stream broken after 2 chunks"},
-		{"stall", func(c *fakeserver.Config) { c.StallRate, c.FaultAfter = 0.3, 1 }, fakeserver.FaultStall, "stalled: no data for 400ms (stream broken after 1 chunks)"},
+		{"stall", func(c *fakeserver.Config) { c.StallRate, c.FaultAfter = 0.3, 1 }, fakeserver.FaultStall, "stalled: no data for 1s (stream broken after 1 chunks)"},
 		{"malformed", func(c *fakeserver.Config) { c.MalformedRate, c.FaultAfter = 0.3, 3 }, fakeserver.FaultMalformed, "malformed SSE event after 3 chunks"},
 		{"ignores stream", func(c *fakeserver.Config) { c.IgnoreStreamRate = 0.3 }, fakeserver.FaultIgnoreStream, "server ignored stream=true"},
 		{"mixed", func(c *fakeserver.Config) {
@@ -349,7 +349,7 @@ func TestFaults(t *testing.T) {
 			c.cfg(&cfg)
 			fs, url := startServer(t, cfg)
 			res, sink := runCapture(t, t.Context(), Options{Endpoint: url + "/v1/completions", Model: "m", Dataset: ds,
-				Scenario: schemas.ScenarioServer, Rate: 500, MaxConcurrency: 8, NumPrompts: 30, StallTimeout: 400 * time.Millisecond})
+				Scenario: schemas.ScenarioServer, Rate: 500, MaxConcurrency: 8, NumPrompts: 30, StallTimeout: time.Second})
 			checkAccounting(t, res, sink)
 			if res.Accounting.Sent != 30 {
 				t.Errorf("sent %d of 30", res.Accounting.Sent)
