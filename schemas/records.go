@@ -174,9 +174,11 @@ const (
 	PhaseWarmup    = "warmup"
 )
 
-// A Request is one row of the requests table. Times are seconds; StartS and
-// EndS are offsets from the run's time origin (its first dispatch, or the
-// tool's clock origin when that is all the file says).
+// A Request is one row of the requests table. Times are seconds. StartS
+// and EndS are on the run's clock: Unix seconds where the source records
+// wall-clock times (capture, GenAI-Perf, AIPerf), the tool's own monotonic
+// clock otherwise (vLLM's perf_counter, whose origin is arbitrary); only
+// differences within a run are comparable across sources.
 type Request struct {
 	RunID  string
 	Index  int64  // dispatch order within the run
