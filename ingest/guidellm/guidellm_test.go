@@ -3,9 +3,7 @@ package guidellm_test
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"math"
@@ -24,47 +22,11 @@ import (
 	"github.com/verdict-llm/verdict/stats"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/golden")
-
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", "golden", name)
-	if *update {
-		os.MkdirAll(filepath.Dir(path), 0o755)
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		os.WriteFile(path+".got", got, 0o644)
-		t.Errorf("%s differs from the golden file; see %s.got (go test -update rewrites it)", path, path)
-	}
-}
-
-func dump(t testing.TB, r *ingesttest.Result) []byte {
-	t.Helper()
-	v := struct {
-		Format, Tool, Version string
-		Runs                  []schemas.Run
-		Requests              []schemas.Request
-		Metrics               []schemas.Metric
-		Rejections            []schemas.Rejection
-		Warnings              []string
-	}{r.Format, r.Tool, r.Version, r.Runs, r.Requests, r.Metrics, r.Rejections, r.Warnings}
-	for i := range v.Runs {
-		v.Runs[i].SourcePath = filepath.Base(v.Runs[i].SourcePath)
-	}
-	b, err := json.MarshalIndent(v, "", " ")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return append(b, '\n')
-}
+// golden and dump are the shared ingest test helpers.
+var (
+	golden = ingesttest.Golden
+	dump   = ingesttest.Dump
+)
 
 func read(t *testing.T, name string) *ingesttest.Result {
 	t.Helper()

@@ -8,11 +8,14 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
+	"flag"
 	"io"
 	"os"
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/verdict-llm/verdict/ingest"
@@ -109,4 +112,58 @@ func SharedDir(t testing.TB, tool string) string {
 		t.Skipf("shared corpus not found at %s: the real-tool conformance tests need ../shared beside the repository", dir)
 	}
 	return dir
+}
+
+// Update is the -update flag of every ingest test package: it rewrites
+// the golden files instead of comparing with them.
+var Update = flag.Bool("update", false, "rewrite the golden files in testdata/golden")
+
+// Golden compares got with testdata/golden/name, or rewrites the file with
+// -update. On a mismatch it writes name.got beside it for inspection.
+func Golden(t testing.TB, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", "golden", name)
+	if *Update {
+		os.MkdirAll(filepath.Dir(path), 0o755)
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		os.WriteFile(path+".got", got, 0o644)
+		t.Errorf("%s differs from the golden file; see %s.got (go test -update rewrites it)", path, path)
+	}
+}
+
+// Dump renders everything a Format reported deterministically, for
+// golden files: source paths are reduced to their base names and
+// "testdata/" is dropped from warnings, so goldens do not depend on where
+// the tests run.
+func Dump(t testing.TB, r *Result) []byte {
+	t.Helper()
+	v := struct {
+		Format, Tool, Version string
+		Runs                  []schemas.Run
+		Requests              []schemas.Request `json:",omitempty"`
+		Metrics               []schemas.Metric
+		Samples               []schemas.Sample `json:",omitempty"`
+		Rejections            []schemas.Rejection
+		Warnings              []string
+	}{r.Format, r.Tool, r.Version, slices.Clone(r.Runs), r.Requests, r.Metrics, r.Samples, r.Rejections, slices.Clone(r.Warnings)}
+	for i := range v.Runs {
+		v.Runs[i].SourcePath = filepath.Base(v.Runs[i].SourcePath)
+	}
+	for i, w := range v.Warnings {
+		v.Warnings[i] = strings.ReplaceAll(w, "testdata/", "")
+	}
+	b, err := json.MarshalIndent(v, "", " ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return append(b, '\n')
 }

@@ -2,9 +2,7 @@ package vllm_test
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"math"
 	"os"
@@ -20,53 +18,14 @@ import (
 	"github.com/verdict-llm/verdict/schemas"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/golden")
-
-// golden compares got with testdata/golden/name, or rewrites it with
-// -update. On a mismatch it writes name.got beside it.
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", "golden", name)
-	if *update {
-		os.MkdirAll(filepath.Dir(path), 0o755)
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		os.WriteFile(path+".got", got, 0o644)
-		t.Errorf("%s differs from the golden file; see %s.got (go test -update rewrites it)", path, path)
-	}
-}
-
-// dump renders a Result deterministically for golden files.
-func dump(t *testing.T, r *ingesttest.Result) []byte {
-	t.Helper()
-	v := struct {
-		Format, Tool, Version string
-		Runs                  []schemas.Run
-		Requests              []schemas.Request
-		Metrics               []schemas.Metric
-		Rejections            []schemas.Rejection
-		Warnings              []string
-	}{r.Format, r.Tool, r.Version, r.Runs, r.Requests, r.Metrics, r.Rejections, r.Warnings}
-	for i := range v.Runs {
-		v.Runs[i].SourcePath = filepath.Base(v.Runs[i].SourcePath)
-	}
-	b, err := json.MarshalIndent(v, "", " ")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return append(b, '\n')
-}
-
 // TestGolden reads every hand-written fixture and compares everything the
 // reader reports with a golden file.
+// golden and dump are the shared ingest test helpers.
+var (
+	golden = ingesttest.Golden
+	dump   = ingesttest.Dump
+)
+
 func TestGolden(t *testing.T) {
 	for _, name := range []string{"serve_2024-02_first.json", "serve_2024-10_e2el_swapped.json", "append_result.json",
 		"sweep_summary.json", "serve_bad_rows.json", "serve_detailed.json"} {
