@@ -9,6 +9,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"flag"
 	"io"
 	"os"
@@ -166,4 +167,28 @@ func Dump(t testing.TB, r *Result) []byte {
 		t.Fatal(err)
 	}
 	return append(b, '\n')
+}
+
+// ReadTwice is the common part of the ingest fuzz tests: it reads data
+// twice with f and fails the test unless both reads agree, and unless a
+// failure is an *ingest.Error (a file-level error with its position). It
+// returns the result, or nil when the input was rightly refused.
+func ReadTwice(t testing.TB, f ingest.Format, name string, data []byte) *Result {
+	t.Helper()
+	r1, err1 := ReadBytes(f, name, data)
+	r2, err2 := ReadBytes(f, name, data)
+	if (err1 == nil) != (err2 == nil) {
+		t.Fatalf("nondeterministic: %v vs %v", err1, err2)
+	}
+	if err1 != nil {
+		var ie *ingest.Error
+		if !errors.As(err1, &ie) {
+			t.Fatalf("error is not an *ingest.Error: %v", err1)
+		}
+		return nil
+	}
+	if !bytes.Equal(Dump(t, r1), Dump(t, r2)) {
+		t.Fatal("nondeterministic output")
+	}
+	return r1
 }
