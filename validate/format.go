@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/verdict-llm/verdict/internal/units"
 	"github.com/verdict-llm/verdict/schemas"
 )
 
@@ -20,54 +21,11 @@ func orUnknown(s string) string {
 	return s
 }
 
-// sig formats v with n significant digits, keeping integers whole.
-func sig(v float64) string {
-	const n = 4
-	switch {
-	case math.IsInf(v, 1):
-		return "inf"
-	case math.IsInf(v, -1):
-		return "-inf"
-	case math.IsNaN(v):
-		return "nan"
-	}
-	if v == math.Trunc(v) && math.Abs(v) < 1e15 {
-		return strconv.FormatFloat(v, 'f', -1, 64)
-	}
-	a := math.Abs(v)
-	if a >= 1e15 || a < 1e-4 {
-		return strconv.FormatFloat(v, 'g', n, 64)
-	}
-	digits := n - 1 - int(math.Floor(math.Log10(a)))
-	if digits < 0 {
-		digits = 0
-	}
-	s := strconv.FormatFloat(v, 'f', digits, 64)
-	if strings.Contains(s, ".") {
-		s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
-	}
-	return s
-}
+// sig formats v with four significant digits.
+func sig(v float64) string { return units.Sig(v, 4) }
 
 // quantity formats a value in a registry unit: durations in s, ms or µs.
-func quantity(v float64, unit string) string {
-	if unit == schemas.UnitSeconds && !math.IsInf(v, 0) && !math.IsNaN(v) {
-		a := math.Abs(v)
-		switch {
-		case a == 0:
-			return "0 s"
-		case a < 1e-3:
-			return sig(v*1e6) + " µs"
-		case a < 1:
-			return sig(v*1e3) + " ms"
-		}
-		return sig(v) + " s"
-	}
-	if unit == "" {
-		return sig(v)
-	}
-	return sig(v) + " " + unit
-}
+func quantity(v float64, unit string) string { return units.Quantity(v, unit) }
 
 func rateText(o schemas.Opt[float64]) string {
 	switch {
