@@ -10,7 +10,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
 	"time"
 
 	"github.com/verdict-llm/verdict/ingest"
@@ -114,24 +113,8 @@ func scanSet(dir string) (artifactSet, bool) {
 	return s, s.summary != "" || s.csv != "" || s.records != "" || s.slices != "" || s.sliceCSV != "" || s.telemetry != ""
 }
 
-func sets(dir string) []artifactSet {
-	if s, ok := scanSet(dir); ok {
-		return []artifactSet{s}
-	}
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		return nil
-	}
-	var out []artifactSet
-	for _, de := range entries {
-		if de.IsDir() {
-			if s, ok := scanSet(filepath.Join(dir, de.Name())); ok {
-				out = append(out, s)
-			}
-		}
-	}
-	return out
-}
+// sets finds the artifact sets in dir: dir itself, or its subdirectories.
+func sets(dir string) []artifactSet { return ingest.ArtifactSets(dir, scanSet) }
 
 // DetectDir recognizes an AIPerf artifacts directory (or a directory of
 // them) by the content of its files.
@@ -151,21 +134,9 @@ func (Format) ReadDir(ctx context.Context, dir string, sink ingest.Sink) error {
 	if len(ss) == 0 {
 		return &ingest.Error{File: dir, Err: fmt.Errorf("no AIPerf exports in the directory")}
 	}
-	var versions []string
-	for _, s := range ss {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		v, err := readSet(ctx, s, sink)
-		if err != nil {
-			return err
-		}
-		versions = append(versions, v)
-	}
-	sort.Strings(versions)
-	v := versions[0]
-	if versions[0] != versions[len(versions)-1] {
-		v = "several (see each run's tool_version)"
+	v, err := ingest.ReadSets(ctx, ss, func(s artifactSet) (string, error) { return readSet(ctx, s, sink) })
+	if err != nil {
+		return err
 	}
 	sink.Describe(kindDir, "aiperf", v)
 	return nil
