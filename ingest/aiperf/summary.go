@@ -121,26 +121,15 @@ func readSummaryFile(in *ingest.Input, kind string, sink ingest.Sink) (*summaryR
 	if kind == kindCSV {
 		return readCSV(in, sink)
 	}
-	rc, err := in.Open()
+	root, err := jtree.ParseObject(in, sink)
 	if err != nil {
 		return nil, err
-	}
-	defer rc.Close()
-	root, err := jtree.Parse(in.Path, rc)
-	if err != nil {
-		return nil, err
-	}
-	if !root.IsObject() {
-		return nil, jtree.ErrorAt(in.Path, root, "", "", "expected a JSON object, found %s", root.Describe())
 	}
 	return summaryFromJSON(in, root, sink)
 }
 
 func summaryFromJSON(in *ingest.Input, root *jtree.Node, sink ingest.Sink) (*summaryRun, error) {
 	s := newSummaryRun(in, 0, kindSummary)
-	for _, k := range root.Dups() {
-		sink.Warn(fmt.Sprintf("%s: key %q appears more than once; the last value is used", in.Path, k))
-	}
 	blocks := root
 	if rec := root.Get("records"); rec.IsObject() {
 		blocks = rec // 0.1.x

@@ -120,26 +120,15 @@ func (rs *runState) layout(root *jtree.Node) {
 
 // readSummary reads a profile_export_genai_perf.json.
 func readSummary(in *ingest.Input, sink ingest.Sink) (*summary, error) {
-	rc, err := in.Open()
+	root, err := jtree.ParseObject(in, sink)
 	if err != nil {
 		return nil, err
-	}
-	defer rc.Close()
-	root, err := jtree.Parse(in.Path, rc)
-	if err != nil {
-		return nil, err
-	}
-	if !root.IsObject() {
-		return nil, jtree.ErrorAt(in.Path, root, "", "", "expected a JSON object, found %s", root.Describe())
 	}
 	return summaryFrom(in, root, sink)
 }
 
 func summaryFrom(in *ingest.Input, root *jtree.Node, sink ingest.Sink) (*summary, error) {
 	rs := newRunState(in, 0, kindSummary)
-	for _, k := range root.Dups() {
-		sink.Warn(fmt.Sprintf("%s: key %q appears more than once; the last value is used", in.Path, k))
-	}
 	rs.layout(root)
 	rs.config(root.Get("input_config"), sink)
 	if !root.Has("input_config") {

@@ -308,3 +308,25 @@ func (n *Node) Fields() []Member {
 	}
 	return n.Members
 }
+
+// ParseObject reads a whole input that must hold one JSON object, and
+// warns through sink about keys that appear twice (the last value wins,
+// as in Python).
+func ParseObject(in *ingest.Input, sink ingest.Sink) (*Node, error) {
+	rc, err := in.Open()
+	if err != nil {
+		return nil, err
+	}
+	defer rc.Close()
+	root, err := Parse(in.Path, rc)
+	if err != nil {
+		return nil, err
+	}
+	if !root.IsObject() {
+		return nil, ErrorAt(in.Path, root, "", "", "expected a JSON object, found %s", root.Describe())
+	}
+	for _, k := range root.Dups() {
+		sink.Warn(fmt.Sprintf("%s: key %q appears more than once; the last value is used", in.Path, k))
+	}
+	return root, nil
+}
