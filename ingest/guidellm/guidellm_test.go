@@ -322,26 +322,7 @@ func TestFileErrors(t *testing.T) {
 // TestDetect runs Detect over every file of the shared corpus: only
 // GuideLLM's reports are claimed.
 func TestDetect(t *testing.T) {
-	root := filepath.Dir(ingesttest.SharedDir(t, "guidellm"))
-	files, _ := filepath.Glob(filepath.Join(root, "*", "*"))
-	for _, f := range files {
-		if filepath.Base(f) == "SOURCES.md" {
-			continue
-		}
-		head, _ := os.ReadFile(f)
-		head = head[:min(len(head), ingest.HeadSize)]
-		got := (guidellm.Format{}).Detect(f, head)
-		mine := filepath.Base(filepath.Dir(f)) == "guidellm"
-		if mine && got < 90 || !mine && got != 0 {
-			t.Errorf("Detect(%s) = %d", f, got)
-		}
-	}
-	for _, name := range fixtures {
-		head, _ := os.ReadFile(filepath.Join("testdata", name))
-		if got := (guidellm.Format{}).Detect(name, head[:min(len(head), ingest.HeadSize)]); got < 85 {
-			t.Errorf("Detect(%s) = %d", name, got)
-		}
-	}
+	ingesttest.CheckDetect(t, guidellm.Format{}, "guidellm", 85, fixtures)
 }
 
 var requestRecord = regexp.MustCompile(`^benchmark (\d+), (successful|errored|incomplete|errors)\[(\d+)\]$`)

@@ -192,3 +192,30 @@ func ReadTwice(t testing.TB, f ingest.Format, name string, data []byte) *Result 
 	}
 	return r1
 }
+
+// CheckDetect runs f's Detect over every file of the shared corpus: the
+// tool's own files must score at least least, every other tool's file 0;
+// and over the package's own testdata fixtures, which must score at least
+// least too. It skips the corpus part when ../shared is absent.
+func CheckDetect(t *testing.T, f ingest.Format, tool string, least int, fixtures []string) {
+	t.Helper()
+	for _, name := range fixtures {
+		head, _ := os.ReadFile(filepath.Join("testdata", name))
+		if got := f.Detect(name, head[:min(len(head), ingest.HeadSize)]); got < least {
+			t.Errorf("Detect(%s) = %d, want at least %d", name, got, least)
+		}
+	}
+	root := filepath.Dir(SharedDir(t, tool))
+	files, _ := filepath.Glob(filepath.Join(root, "*", "*"))
+	for _, path := range files {
+		if filepath.Base(path) == "SOURCES.md" {
+			continue
+		}
+		head, _ := os.ReadFile(path)
+		got := f.Detect(path, head[:min(len(head), ingest.HeadSize)])
+		mine := filepath.Base(filepath.Dir(path)) == tool
+		if mine && got < least || !mine && got != 0 {
+			t.Errorf("Detect(%s) = %d", path, got)
+		}
+	}
+}

@@ -265,30 +265,7 @@ func TestFileErrors(t *testing.T) {
 }
 
 func TestDetect(t *testing.T) {
-	root := filepath.Dir(ingesttest.SharedDir(t, "llmperf"))
-	files, _ := filepath.Glob(filepath.Join(root, "*", "*"))
-	for _, f := range files {
-		if filepath.Base(f) == "SOURCES.md" {
-			continue
-		}
-		head, _ := os.ReadFile(f)
-		head = head[:min(len(head), ingest.HeadSize)]
-		got := (llmperf.Format{}).Detect(f, head)
-		mine := filepath.Base(filepath.Dir(f)) == "llmperf"
-		if mine && got < 90 || !mine && got != 0 {
-			t.Errorf("Detect(%s) = %d", f, got)
-		}
-	}
-	for _, name := range fixtures {
-		head, _ := os.ReadFile(filepath.Join("testdata", name))
-		if got := (llmperf.Format{}).Detect(name, head); got < 90 {
-			t.Errorf("Detect(%s) = %d", name, got)
-		}
-	}
-	head, _ := os.ReadFile(filepath.Join("testdata", "correctness_summary.json"))
-	if got := (llmperf.Format{}).Detect("x", head); got != 0 {
-		t.Errorf("correctness summary detected: %d", got)
-	}
+	ingesttest.CheckDetect(t, llmperf.Format{}, "llmperf", 90, fixtures)
 }
 
 var requestRecord = regexp.MustCompile(`^request (\d+)$`)

@@ -289,26 +289,7 @@ func TestFileErrors(t *testing.T) {
 }
 
 func TestDetect(t *testing.T) {
-	root := filepath.Dir(ingesttest.SharedDir(t, "locust"))
-	files, _ := filepath.Glob(filepath.Join(root, "*", "*"))
-	for _, f := range files {
-		if filepath.Base(f) == "SOURCES.md" {
-			continue
-		}
-		head, _ := os.ReadFile(f)
-		head = head[:min(len(head), ingest.HeadSize)]
-		got := (locust.Format{}).Detect(f, head)
-		mine := filepath.Base(filepath.Dir(f)) == "locust"
-		if mine && got < 90 || !mine && got != 0 {
-			t.Errorf("Detect(%s) = %d", f, got)
-		}
-	}
-	for _, name := range fixtures {
-		head, _ := os.ReadFile(filepath.Join("testdata", name))
-		if got := (locust.Format{}).Detect(name, head); got < 90 {
-			t.Errorf("Detect(%s) = %d", name, got)
-		}
-	}
+	ingesttest.CheckDetect(t, locust.Format{}, "locust", 90, fixtures)
 }
 
 // FuzzRead: no panic, deterministic output, file problems are
