@@ -49,8 +49,11 @@ whether two runs may be compared at all.
 Exit status: 0 ok, 1 a validation or gate failed, 2 a usage or input error.
 
 Examples:
-   verdict ingest -o runs.bundle results/vllm-*.json
-   verdict show runs.bundle
+   verdict ingest --sut h100.yaml --label platform=h100 -o h100.bundle results/*.json
+   verdict show h100.bundle
+   verdict validate --compare h100.bundle l40s.bundle
+   verdict compare h100.bundle l40s.bundle
+   verdict report --quote h100-quote.yaml --quote l40s-quote.yaml --xlsx report.xlsx h100.bundle l40s.bundle
    verdict schema --format markdown`,
 		Writer:                stdout,
 		ErrWriter:             stderr,
