@@ -384,43 +384,17 @@ func (d *jdec) optInt(what string) (int64, error) {
 
 // top reads the chunk object.
 func (d *jdec) top(ci *chunkInfo) error {
-	if err := d.open('{'); err != nil {
-		return err
-	}
-	var typeErr error
-	keep := func(err error) error {
-		// A type mismatch does not stop encoding/json; the syntax of the
-		// rest is still checked, and the first mismatch is returned.
-		if err != nil && !errors.Is(err, errSyntax) {
-			if typeErr == nil {
-				typeErr = err
-			}
-			return nil
-		}
-		return err
-	}
-	for first := true; ; {
-		name, more, err := d.member(&first)
-		if err != nil {
-			return err
-		}
-		if !more {
-			return typeErr
-		}
+	return d.object(func(name []byte) error {
 		switch {
 		case is(name, "choices"):
-			err = keep(d.choices(ci))
+			return d.choices(ci)
 		case is(name, "usage"):
-			err = keep(d.usage(ci))
+			return d.usage(ci)
 		case is(name, "error"):
-			err = keep(d.apiError(ci))
-		default:
-			err = d.skip()
+			return d.apiError(ci)
 		}
-		if err != nil {
-			return err
-		}
-	}
+		return d.skip()
+	})
 }
 
 // content is the state of a delta or message object.
@@ -477,40 +451,26 @@ func cmp(first, err error) error {
 
 // choice reads one element of choices.
 func (d *jdec) choice() (answer, reasoning bool, err error) {
-	if err := d.open('{'); err != nil {
-		return false, false, err
-	}
 	var text bool
 	var delta, msg content
-	var typeErr error
-	for first := true; ; {
-		name, more, err := d.member(&first)
-		if err != nil {
-			return false, false, err
-		}
-		if !more {
-			break
-		}
+	err = d.object(func(name []byte) (err error) {
 		switch {
 		case is(name, "text"):
 			text, err = d.optString("text")
+			return err
 		case is(name, "delta"):
-			err = d.content(&delta)
+			return d.content(&delta)
 		case is(name, "message"):
-			err = d.content(&msg)
-		default:
-			err = d.skip()
+			return d.content(&msg)
 		}
-		if err != nil {
-			if errors.Is(err, errSyntax) {
-				return false, false, err
-			}
-			typeErr = cmp(typeErr, err)
-		}
+		return d.skip()
+	})
+	if errors.Is(err, errSyntax) {
+		return false, false, err
 	}
 	answer = text || delta.answer || msg.answer
 	reasoning = delta.reasoning || delta.reasoningAlt || msg.reasoning || msg.reasoningAlt
-	return answer, reasoning, typeErr
+	return answer, reasoning, err
 }
 
 // content reads a delta or message object into c, merging into what an
@@ -524,18 +484,7 @@ func (d *jdec) content(c *content) error {
 	if !d.peek('{') {
 		return d.typeError("delta")
 	}
-	if err := d.open('{'); err != nil {
-		return err
-	}
-	var typeErr error
-	for first := true; ; {
-		name, more, err := d.member(&first)
-		if err != nil {
-			return err
-		}
-		if !more {
-			return typeErr
-		}
+	return d.object(func(name []byte) (err error) {
 		switch {
 		case is(name, "content"):
 			c.answer, err = d.optString("content")
@@ -546,13 +495,8 @@ func (d *jdec) content(c *content) error {
 		default:
 			err = d.skip()
 		}
-		if err != nil {
-			if errors.Is(err, errSyntax) {
-				return err
-			}
-			typeErr = cmp(typeErr, err)
-		}
-	}
+		return err
+	})
 }
 
 func (d *jdec) usage(ci *chunkInfo) error {
@@ -563,40 +507,17 @@ func (d *jdec) usage(ci *chunkInfo) error {
 	if !d.peek('{') {
 		return d.typeError("usage")
 	}
-	if err := d.open('{'); err != nil {
-		return err
-	}
-	var typeErr error
-	for first := true; ; {
-		name, more, err := d.member(&first)
-		if err != nil {
-			return err
-		}
-		if !more {
-			return typeErr
-		}
-		var v int64
+	return d.object(func(name []byte) error {
 		switch {
 		case is(name, "prompt_tokens"):
-			if v, err = d.optInt("prompt_tokens"); err == nil {
-				ci.prompt = v
-			}
+			return d.intInto(&ci.prompt, "prompt_tokens")
 		case is(name, "completion_tokens"):
-			if v, err = d.optInt("completion_tokens"); err == nil {
-				ci.completion = v
-			}
+			return d.intInto(&ci.completion, "completion_tokens")
 		case is(name, "completion_tokens_details"):
-			err = d.details(ci)
-		default:
-			err = d.skip()
+			return d.details(ci)
 		}
-		if err != nil {
-			if errors.Is(err, errSyntax) {
-				return err
-			}
-			typeErr = cmp(typeErr, err)
-		}
-	}
+		return d.skip()
+	})
 }
 
 func (d *jdec) details(ci *chunkInfo) error {
@@ -607,6 +528,19 @@ func (d *jdec) details(ci *chunkInfo) error {
 	if !d.peek('{') {
 		return d.typeError("completion_tokens_details")
 	}
+	return d.object(func(name []byte) error {
+		if is(name, "reasoning_tokens") {
+			return d.intInto(&ci.reasoningTokens, "reasoning_tokens")
+		}
+		return d.skip()
+	})
+}
+
+// object walks the members of the object that starts next, calling field
+// for each. As in encoding/json, a type mismatch does not stop the walk:
+// the syntax of the rest is still checked and the first mismatch is
+// returned at the end; a syntax error stops it at once.
+func (d *jdec) object(field func(name []byte) error) error {
 	if err := d.open('{'); err != nil {
 		return err
 	}
@@ -619,21 +553,23 @@ func (d *jdec) details(ci *chunkInfo) error {
 		if !more {
 			return typeErr
 		}
-		if is(name, "reasoning_tokens") {
-			var v int64
-			if v, err = d.optInt("reasoning_tokens"); err == nil {
-				ci.reasoningTokens = v
-			}
-		} else {
-			err = d.skip()
-		}
-		if err != nil {
+		if err := field(name); err != nil {
 			if errors.Is(err, errSyntax) {
 				return err
 			}
 			typeErr = cmp(typeErr, err)
 		}
 	}
+}
+
+// intInto reads an optional integer member into *dst (left as is when the
+// value is not an int64).
+func (d *jdec) intInto(dst *int64, what string) error {
+	v, err := d.optInt(what)
+	if err == nil {
+		*dst = v
+	}
+	return err
 }
 
 // apiError reads the "error" member: a string, or an object whose
