@@ -89,7 +89,7 @@ func benchOverhead(b *testing.B, streams int, delay time.Duration) {
 		last = Calibrate(measured, fs.Traces(res.Run.ID))
 		chunksPerS = float64(chunks) / res.Run.DurationS.V
 		steadyPerS = steadyRate(measured)
-		peak = metric(res, "peak_concurrency", schemas.StatValue)
+		peak = metric(res, schemas.PeakConcurrency, schemas.StatValue)
 		lag = res.MaxLag
 	}
 	b.ReportMetric(last.TTFTvsSent.P50*1e3, "p50-ttft-err-ms")

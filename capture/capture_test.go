@@ -148,7 +148,7 @@ func TestScenarios(t *testing.T) {
 			if res.Run.Arrival != schemas.ArrivalRampUp || res.Run.Burstiness.V != 0.5 || res.Run.RampUp == "" {
 				t.Errorf("run %s %v %q", res.Run.Arrival, res.Run.Burstiness, res.Run.RampUp)
 			}
-			if peak := metric(res, "peak_concurrency", schemas.StatValue); peak > 4 {
+			if peak := metric(res, schemas.PeakConcurrency, schemas.StatValue); peak > 4 {
 				t.Errorf("peak concurrency %v above the cap of 4", peak)
 			}
 		}},
@@ -167,20 +167,20 @@ func TestScenarios(t *testing.T) {
 			}
 			// All arrive at once and wait for a slot: the last ones queue
 			// for about three request times.
-			if q := metric(res, "client_queue", schemas.StatMax); q < 0.03 {
+			if q := metric(res, schemas.ClientQueue, schemas.StatMax); q < 0.03 {
 				t.Errorf("max client queue %v: offline requests beyond the cap should wait", q)
 			}
-			if peak := metric(res, "peak_concurrency", schemas.StatValue); peak > 3 {
+			if peak := metric(res, schemas.PeakConcurrency, schemas.StatValue); peak > 3 {
 				t.Errorf("peak concurrency %v above the cap", peak)
 			}
 		}},
 		{"single stream", func(o *Options) {
 			o.Scenario, o.NumPrompts, o.Warmup = schemas.ScenarioSingleStream, 6, 1
 		}, func(t *testing.T, res *Result, sink *MemorySink) {
-			if peak := metric(res, "peak_concurrency", schemas.StatValue); peak != 1 {
+			if peak := metric(res, schemas.PeakConcurrency, schemas.StatValue); peak != 1 {
 				t.Errorf("single stream peak concurrency %v", peak)
 			}
-			if q := metric(res, "client_queue", schemas.StatMax); q > 0.005 {
+			if q := metric(res, schemas.ClientQueue, schemas.StatMax); q > 0.005 {
 				t.Errorf("closed loop queued %v s", q)
 			}
 		}},
@@ -190,7 +190,7 @@ func TestScenarios(t *testing.T) {
 			if res.Run.Arrival != schemas.ArrivalClosedLoop || res.Run.MaxConcurrency.V != 4 {
 				t.Errorf("run %s %v", res.Run.Arrival, res.Run.MaxConcurrency)
 			}
-			if peak := metric(res, "peak_concurrency", schemas.StatValue); peak > 4 || peak < 2 {
+			if peak := metric(res, schemas.PeakConcurrency, schemas.StatValue); peak > 4 || peak < 2 {
 				t.Errorf("peak concurrency %v with 4 streams", peak)
 			}
 		}},
@@ -246,10 +246,10 @@ func checkRun(t *testing.T, res *Result, sink *MemorySink) {
 		}
 	}
 	want := float64(run.Completed.V) / run.DurationS.V
-	if got := metric(res, "request_throughput", schemas.StatValue); math.Abs(got-want) > 1e-9*want {
+	if got := metric(res, schemas.RequestThroughput, schemas.StatValue); math.Abs(got-want) > 1e-9*want {
 		t.Errorf("request throughput %v, want %v", got, want)
 	}
-	for _, id := range []string{"ttft", "itl_chunk", "tpot", "e2e", "client_queue", "output_token_throughput"} {
+	for _, id := range []schemas.MetricID{schemas.TTFT, schemas.ITLChunk, schemas.TPOT, schemas.E2E, schemas.ClientQueue, schemas.OutputTokenThroughput} {
 		found := false
 		for _, m := range res.Metrics {
 			if m.MetricID == id {
@@ -265,7 +265,7 @@ func checkRun(t *testing.T, res *Result, sink *MemorySink) {
 	}
 }
 
-func metric(res *Result, id, stat string) float64 {
+func metric(res *Result, id schemas.MetricID, stat string) float64 {
 	for _, m := range res.Metrics {
 		if m.MetricID == id && m.Stat == stat {
 			return m.Value.V
@@ -298,7 +298,7 @@ func TestReasoningChat(t *testing.T) {
 			t.Errorf("request %d: ttft_answer %v vs the server's third write %v", r.Index, r.TTFTAnswerS.V, tr.SentS[2])
 		}
 	}
-	if metric(res, "ttft_answer", schemas.StatMean) <= metric(res, "ttft", schemas.StatMean) {
+	if metric(res, schemas.TTFTAnswer, schemas.StatMean) <= metric(res, schemas.TTFT, schemas.StatMean) {
 		t.Error("answer TTFT should come after reasoning TTFT")
 	}
 }
@@ -321,7 +321,7 @@ func TestNonStreaming(t *testing.T) {
 			t.Errorf("E2E %v vs the server's answer at %v", r.E2ES.V, tr.SentS[0])
 		}
 	}
-	if !math.IsNaN(metric(res, "ttft", schemas.StatMean)) {
+	if !math.IsNaN(metric(res, schemas.TTFT, schemas.StatMean)) {
 		t.Error("a TTFT metric without streaming")
 	}
 }

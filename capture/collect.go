@@ -383,13 +383,13 @@ func (c *collector) metrics(run *schemas.Run) ([]schemas.Metric, error) {
 	base := schemas.Metric{RunID: run.ID, Source: schemas.SourceComputed, Unit: schemas.UnitSeconds}
 	var out []schemas.Metric
 	for _, s := range []struct {
-		id   string
+		id   schemas.MetricID
 		f    *spill.Floats
 		note string
 	}{
-		{"ttft", &c.ttft, ""}, {"ttft_answer", &c.ttftAnswer, ""}, {"tpot", &c.tpot, ""},
-		{"itl_chunk", &c.itl, ""}, {"e2e", &c.e2e, ""},
-		{"client_queue", &c.queue, "over every sent request of the measured phase, failed ones included"},
+		{schemas.TTFT, &c.ttft, ""}, {schemas.TTFTAnswer, &c.ttftAnswer, ""}, {schemas.TPOT, &c.tpot, ""},
+		{schemas.ITLChunk, &c.itl, ""}, {schemas.E2E, &c.e2e, ""},
+		{schemas.ClientQueue, &c.queue, "over every sent request of the measured phase, failed ones included"},
 	} {
 		if s.f.Len() == 0 {
 			continue
@@ -419,24 +419,24 @@ func (c *collector) metrics(run *schemas.Run) ([]schemas.Metric, error) {
 	}
 	if c.ok > 0 {
 		m := base
-		m.MetricID, m.Stat, m.Unit, m.Value, m.N = "peak_concurrency", schemas.StatValue, schemas.UnitRequests, schemas.Some(float64(peakOverlap(c.intervals))), schemas.Some(c.ok)
+		m.MetricID, m.Stat, m.Unit, m.Value, m.N = schemas.PeakConcurrency, schemas.StatValue, schemas.UnitRequests, schemas.Some(float64(peakOverlap(c.intervals))), schemas.Some(c.ok)
 		out = append(out, m)
 	}
 	if d := run.DurationS; d.OK && d.V > 0 {
-		rate := func(id string, v float64, note string) {
+		rate := func(id schemas.MetricID, v float64, note string) {
 			m := base
 			m.MetricID, m.Stat, m.Unit, m.Value, m.N, m.Note = id, schemas.StatValue, schemas.MustLookup(id).Unit, schemas.Some(v/d.V), schemas.Some(c.ok), note
 			out = append(out, m)
 		}
-		rate("request_throughput", float64(c.ok), "")
+		rate(schemas.RequestThroughput, float64(c.ok), "")
 		if c.withUsage > 0 {
 			note := ""
 			if c.withoutUsage > 0 {
 				note = fmt.Sprintf("%d successful requests without usage counted as 0 tokens", c.withoutUsage)
 			}
-			rate("output_token_throughput", float64(c.outTok), note)
-			rate("input_token_throughput", float64(c.inTok), note)
-			rate("total_token_throughput", float64(c.inTok+c.outTok), note)
+			rate(schemas.OutputTokenThroughput, float64(c.outTok), note)
+			rate(schemas.InputTokenThroughput, float64(c.inTok), note)
+			rate(schemas.TotalTokenThroughput, float64(c.inTok+c.outTok), note)
 		}
 	}
 	return out, nil

@@ -13,6 +13,7 @@ import (
 	"github.com/verdict-llm/verdict/ingest/all"
 	"github.com/verdict-llm/verdict/internal/gen"
 	"github.com/verdict-llm/verdict/render"
+	"github.com/verdict-llm/verdict/schemas"
 )
 
 var (
@@ -63,7 +64,7 @@ func BenchmarkPercentileVLLM1M(b *testing.B) {
 				b.Fatal(err)
 			}
 			o := render.DefaultStats
-			o.Metrics, o.Percentiles, o.Confidence = []string{"ttft"}, []float64{99}, 0
+			o.Metrics, o.Percentiles, o.Confidence = []schemas.MetricID{schemas.TTFT}, []float64{99}, 0
 			rs, err := render.ComputeStats(context.Background(), []string{out}, o)
 			if err != nil {
 				b.Fatal(err)

@@ -141,7 +141,7 @@ func TestBundleInDuckDB(t *testing.T) {
 	var duck float64
 	queryRow(t, db, fmt.Sprintf("SELECT quantile_cont(ttft_s, 0.99) FROM read_parquet('%s') WHERE status = 'ok' AND phase = 'profiling'", req), &duck)
 	o := render.DefaultStats
-	o.Metrics, o.Percentiles, o.Confidence = []string{"ttft"}, []float64{99}, 0
+	o.Metrics, o.Percentiles, o.Confidence = []schemas.MetricID{schemas.TTFT}, []float64{99}, 0
 	rs, err := render.ComputeStats(context.Background(), []string{a}, o)
 	if err != nil {
 		t.Fatal(err)
@@ -152,7 +152,7 @@ func TestBundleInDuckDB(t *testing.T) {
 	}
 	// Chunk gaps unnest to the pooled ITL.
 	queryRow(t, db, fmt.Sprintf("SELECT quantile_cont(g, 0.5) FROM (SELECT unnest(chunk_gaps_s) AS g FROM read_parquet('%s') WHERE status = 'ok')", req), &duck)
-	o.Metrics, o.Percentiles = []string{"itl_chunk"}, []float64{50}
+	o.Metrics, o.Percentiles = []schemas.MetricID{schemas.ITLChunk}, []float64{50}
 	rs, _ = render.ComputeStats(context.Background(), []string{a}, o)
 	if v := rs[0].Metrics[0].Quantiles[0].Value; math.Abs(v-duck) > 1e-12*math.Abs(duck) {
 		t.Errorf("median ITL: verdict %v, DuckDB %v", v, duck)
@@ -192,7 +192,7 @@ func TestDatasetInDuckDB(t *testing.T) {
 	}
 	rows.Close()
 	o := render.DefaultStats
-	o.Metrics, o.Percentiles, o.Confidence = []string{"ttft"}, []float64{99}, 0
+	o.Metrics, o.Percentiles, o.Confidence = []schemas.MetricID{schemas.TTFT}, []float64{99}, 0
 	rs, err := render.ComputeStats(context.Background(), []string{ds}, o)
 	if err != nil {
 		t.Fatal(err)

@@ -44,7 +44,7 @@ type Pair struct {
 
 // A ComparisonRow is one metric statistic compared.
 type ComparisonRow struct {
-	Metric     string           `json:"metric"`
+	Metric     schemas.MetricID `json:"metric"`
 	Stat       string           `json:"stat"`
 	Unit       string           `json:"unit"`
 	Comparison stats.Comparison `json:"-"`
@@ -129,7 +129,7 @@ func ComputeComparison(ctx context.Context, oldDir, newDir string, o CompareOpti
 				p.Rows = append(p.Rows, compareOne(id, def.Unit, a, b, p100, o))
 			}
 			if def.Level == schemas.LevelChunk {
-				p.Notes = append(p.Notes, id+": gaps within one request are not independent, so the test's p-value and the intervals are optimistic; compare per-request metrics (tpot) for a sounder answer")
+				p.Notes = append(p.Notes, string(id)+": gaps within one request are not independent, so the test's p-value and the intervals are optimistic; compare per-request metrics (tpot) for a sounder answer")
 			}
 		}
 		out = append(out, p)
@@ -137,7 +137,7 @@ func ComputeComparison(ctx context.Context, oldDir, newDir string, o CompareOpti
 	return out, unpaired, nil
 }
 
-func compareOne(id, unit string, a, b []float64, p100 float64, o CompareOptions) ComparisonRow {
+func compareOne(id schemas.MetricID, unit string, a, b []float64, p100 float64, o CompareOptions) ComparisonRow {
 	co := stats.DefaultCompare
 	co.Center = stats.QuantileStatistic(p100/100, o.Method)
 	co.Bootstrap.Confidence, co.Bootstrap.Resamples, co.Bootstrap.Seed = o.Confidence, o.Resamples, o.Seed
@@ -193,10 +193,10 @@ func CompareTables(pairs []Pair, unpaired []string, o CompareOptions) []*Table {
 					change += fmt.Sprintf(" [%+.2f%%, %+.2f%%]", r.DeltaPct.Lo, r.DeltaPct.Hi)
 				}
 			}
-			t.AddRow(T(r.Metric), T(r.Stat), N(estimateText(r.Old, r.Unit), r.Old.Value), N(estimateText(r.New, r.Unit), r.New.Value),
+			t.AddRow(T(string(r.Metric)), T(r.Stat), N(estimateText(r.Old, r.Unit), r.Old.Value), N(estimateText(r.New, r.Unit), r.New.Value),
 				N(change, r.DeltaPct.Value), N(fmt.Sprintf("%.3g", r.P), r.P), T(fmt.Sprintf("%d+%d", r.N[0], r.N[1])), T(r.Verdict))
 			for _, w := range r.Comparison.Warnings {
-				note := "warning: " + r.Metric + " " + r.Stat + ": " + w.Error()
+				note := "warning: " + string(r.Metric) + " " + r.Stat + ": " + w.Error()
 				if !slices.Contains(t.Notes, note) {
 					t.Notes = append(t.Notes, note)
 				}
@@ -214,7 +214,7 @@ func CompareTables(pairs []Pair, unpaired []string, o CompareOptions) []*Table {
 	if len(unpaired) > 0 {
 		t := &Table{Title: "Runs without a counterpart", Columns: []string{"run"}}
 		for _, id := range unpaired {
-			t.AddRow(T(id))
+			t.AddRow(T(string(id)))
 		}
 		t.Notes = []string{"runs are paired when each bundle has one run, or by scenario, arrival, request rate and concurrency limit"}
 		out = append(out, t)

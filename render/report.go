@@ -124,7 +124,7 @@ type Report struct {
 	Resamples  int
 	Seed       uint64
 	// Definitions holds the definition of every metric shown.
-	Definitions map[string]schemas.MetricDef
+	Definitions map[schemas.MetricID]schemas.MetricDef
 	Notes       []string
 }
 
@@ -151,14 +151,14 @@ type ReportRun struct {
 	// e2e over successful profiling requests, for plots; for a series too
 	// large to hold, SeriesN gives its size and Series evenly spaced
 	// quantiles of it.
-	Series  map[string][]float64
-	SeriesN map[string]int
+	Series  map[schemas.MetricID][]float64
+	SeriesN map[schemas.MetricID]int
 	// Stats holds mean and percentiles with intervals per metric of
 	// Series, computed from the per-request data.
-	Stats map[string]MetricStats
+	Stats map[schemas.MetricID]MetricStats
 	// Throughput holds the run-level rates with intervals, keyed by
 	// definition ID.
-	Throughput map[string]Estimate
+	Throughput map[schemas.MetricID]Estimate
 	// Headlines are the Summary's figures, in HeadlineSpecs order.
 	Headlines []Headline
 	// Samples are the run's GPU telemetry samples.
@@ -193,23 +193,23 @@ func (r *ReportRun) Status() string {
 
 // A HeadlineSpec names one figure of the Summary.
 type HeadlineSpec struct {
-	Key    string  // column key, e.g. "ttft_p99"
-	Label  string  // e.g. "TTFT p99"
-	Metric string  // definition ID
-	P      float64 // percentile 0-100; 0 for a run-level rate
+	Key    string           // column key, e.g. "ttft_p99"
+	Label  string           // e.g. "TTFT p99"
+	Metric schemas.MetricID // definition ID
+	P      float64          // percentile 0-100; 0 for a run-level rate
 }
 
 // HeadlineSpecs are the Summary's figures, in column order.
 var HeadlineSpecs = []HeadlineSpec{
-	{"request_throughput", "Request throughput", "request_throughput", 0},
-	{"output_token_throughput", "Output token throughput", "output_token_throughput", 0},
-	{"ttft_p50", "TTFT p50", "ttft", 50},
-	{"ttft_p99", "TTFT p99", "ttft", 99},
-	{"tpot_p50", "TPOT p50", "tpot", 50},
-	{"tpot_p99", "TPOT p99", "tpot", 99},
-	{"itl_p99", "ITL p99", "itl_chunk", 99},
-	{"e2e_p50", "E2E p50", "e2e", 50},
-	{"e2e_p99", "E2E p99", "e2e", 99},
+	{"request_throughput", "Request throughput", schemas.RequestThroughput, 0},
+	{"output_token_throughput", "Output token throughput", schemas.OutputTokenThroughput, 0},
+	{"ttft_p50", "TTFT p50", schemas.TTFT, 50},
+	{"ttft_p99", "TTFT p99", schemas.TTFT, 99},
+	{"tpot_p50", "TPOT p50", schemas.TPOT, 50},
+	{"tpot_p99", "TPOT p99", schemas.TPOT, 99},
+	{"itl_p99", "ITL p99", schemas.ITLChunk, 99},
+	{"e2e_p50", "E2E p50", schemas.E2E, 50},
+	{"e2e_p99", "E2E p99", schemas.E2E, 99},
 }
 
 // A Headline is one Summary figure of one run.
@@ -235,7 +235,7 @@ func (h Headline) Text() string {
 
 // SeriesMetrics are the per-request metrics the report plots and
 // summarises, in display order.
-var SeriesMetrics = []string{"ttft", "tpot", "itl_chunk", "e2e"}
+var SeriesMetrics = []schemas.MetricID{schemas.TTFT, schemas.TPOT, schemas.ITLChunk, schemas.E2E}
 
 // reportPercentiles are the percentiles the Metrics tables show.
 var reportPercentiles = []float64{50, 90, 99}
@@ -262,7 +262,7 @@ func LoadReport(ctx context.Context, dirs []string, o ReportOptions) (*Report, e
 		return nil, fmt.Errorf("%d quotes for %d bundles: give one quote for every run, or one per bundle in bundle order", len(o.Quotes), len(dirs))
 	}
 	rep := &Report{Title: o.Title, VerdictVersion: o.VerdictVersion, Validation: o.Validation, ValidationNote: o.ValidationNote,
-		Confidence: o.Confidence, Resamples: o.Resamples, Seed: o.Seed, Definitions: map[string]schemas.MetricDef{}}
+		Confidence: o.Confidence, Resamples: o.Resamples, Seed: o.Seed, Definitions: map[schemas.MetricID]schemas.MetricDef{}}
 	for _, dir := range dirs {
 		b, err := schemas.OpenBundle(dir)
 		if err != nil {
@@ -272,7 +272,7 @@ func LoadReport(ctx context.Context, dirs []string, o ReportOptions) (*Report, e
 		// Series are held with bounded memory: in memory up to about a
 		// million values (with bootstrap intervals), on disk beyond (exact
 		// percentiles, no intervals).
-		runs, err := samples.Load(ctx, b, samples.Options{Metrics: []string{"ttft", "tpot", "itl_chunk", "e2e", "input_tokens", "output_tokens"}, Bounded: true})
+		runs, err := samples.Load(ctx, b, samples.Options{Metrics: []schemas.MetricID{schemas.TTFT, schemas.TPOT, schemas.ITLChunk, schemas.E2E, schemas.InputTokens, schemas.OutputTokens}, Bounded: true})
 		if err != nil {
 			for _, r := range runs {
 				r.Close()
@@ -289,7 +289,7 @@ func LoadReport(ctx context.Context, dirs []string, o ReportOptions) (*Report, e
 		}
 		for _, sr := range runs {
 			r := &ReportRun{Bundle: dir, Run: sr.Run, RequestRows: sr.RequestRows, Platform: platformOf(dir, sr.Run),
-				Series: map[string][]float64{}, SeriesN: map[string]int{}, Stats: map[string]MetricStats{}, Throughput: map[string]Estimate{}}
+				Series: map[schemas.MetricID][]float64{}, SeriesN: map[schemas.MetricID]int{}, Stats: map[schemas.MetricID]MetricStats{}, Throughput: map[schemas.MetricID]Estimate{}}
 			for _, m := range metrics {
 				if m.RunID == r.Run.ID {
 					r.Metrics = append(r.Metrics, m)
@@ -338,7 +338,7 @@ func LoadReport(ctx context.Context, dirs []string, o ReportOptions) (*Report, e
 	return rep, nil
 }
 
-func (rep *Report) addDefinition(id string) {
+func (rep *Report) addDefinition(id schemas.MetricID) {
 	if _, ok := rep.Definitions[id]; ok {
 		return
 	}
@@ -423,11 +423,11 @@ func (r *ReportRun) computeStats(sr *samples.Run, o ReportOptions) error {
 			r.note(w)
 		}
 		r.Stats[id] = ms
-		if id == "itl_chunk" && so.Confidence > 0 && r.SeriesN[id] == 0 {
+		if id == schemas.ITLChunk && so.Confidence > 0 && r.SeriesN[id] == 0 {
 			r.note("ITL intervals resample chunk gaps as if independent; gaps of one request are correlated, so the true intervals are wider")
 		}
 	}
-	out, in := sr.Series["output_tokens"], sr.Series["input_tokens"]
+	out, in := sr.Series[schemas.OutputTokens], sr.Series[schemas.InputTokens]
 	if out != nil && out.Len() > 0 {
 		r.tokensOut = int64(math.Round(out.Mean() * float64(out.Len())))
 		if in != nil && in.Len() == out.Len() {
@@ -454,7 +454,7 @@ func (r *ReportRun) computeStats(sr *samples.Run, o ReportOptions) error {
 	scale := float64(n) / run.DurationS.V
 	// rate sets a throughput from the successful requests' contributions
 	// (nil: each contributes 1).
-	rate := func(id string, ok *spill.Floats) {
+	rate := func(id schemas.MetricID, ok *spill.Floats) {
 		okN := run.Completed.V
 		sum, sumSq := float64(okN), float64(okN)
 		if ok != nil {
@@ -491,16 +491,16 @@ func (r *ReportRun) computeStats(sr *samples.Run, o ReportOptions) error {
 			iv := stats.Bootstrap(xs, stats.MeanStatistic(), bo)
 			e.Lo, e.Hi, e.Confidence, e.Method = iv.Lo*scale, iv.Hi*scale, iv.Confidence, string(iv.Method)
 			for _, w := range iv.Warnings {
-				r.note(id + ": " + w.Error())
+				r.note(string(id) + ": " + w.Error())
 			}
 		}
 		r.Throughput[id] = e
 	}
-	rate("request_throughput", nil)
+	rate(schemas.RequestThroughput, nil)
 	if out == nil || out.Len() == 0 {
 		return nil
 	}
-	rate("output_token_throughput", out)
+	rate(schemas.OutputTokenThroughput, out)
 	outV, ok1 := out.Values()
 	var inV []float64
 	ok2 := false
@@ -517,14 +517,14 @@ func (r *ReportRun) computeStats(sr *samples.Run, o ReportOptions) error {
 				return err
 			}
 		}
-		rate("total_token_throughput", tot)
+		rate(schemas.TotalTokenThroughput, tot)
 	}
 	return nil
 }
 
 // metricValue finds a run-level value in the metrics table: verdict's
 // computed row first, else the tool's.
-func (r *ReportRun) metricValue(id, stat string, pct float64) (schemas.Metric, bool) {
+func (r *ReportRun) metricValue(id schemas.MetricID, stat string, pct float64) (schemas.Metric, bool) {
 	var found schemas.Metric
 	ok := false
 	for _, m := range r.Metrics {

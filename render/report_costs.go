@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/verdict-llm/verdict/costing"
+	"github.com/verdict-llm/verdict/schemas"
 )
 
 // ReportCosts is the cost section of a report: the billing files read,
@@ -150,9 +151,9 @@ func loadCosts(rep *Report, dirs []string, o ReportOptions) (*ReportCosts, error
 		case r.tokensKnown:
 			w.OutputTokens, w.TotalTokens = r.tokensOut, r.tokensOut+r.tokensIn
 		default:
-			if m, ok := r.metricValue("output_tokens", "sum", 0); ok {
+			if m, ok := r.metricValue(schemas.OutputTokens, "sum", 0); ok {
 				w.OutputTokens = int64(m.Value.V)
-				if in, ok := r.metricValue("input_tokens", "sum", 0); ok {
+				if in, ok := r.metricValue(schemas.InputTokens, "sum", 0); ok {
 					w.TotalTokens = int64(m.Value.V + in.Value.V)
 				}
 			}
@@ -233,7 +234,7 @@ func bundleIndex(dirs []string, dir string) int {
 // throughputOf turns a run's throughput estimates into costing's
 // intervals (nil where there is none).
 func throughputOf(r *ReportRun) costing.Throughput {
-	iv := func(id string) *costing.Interval {
+	iv := func(id schemas.MetricID) *costing.Interval {
 		e, ok := r.Throughput[id]
 		if !ok || e.Lo != e.Lo || e.Hi != e.Hi {
 			return nil
@@ -241,8 +242,8 @@ func throughputOf(r *ReportRun) costing.Throughput {
 		return &costing.Interval{Point: e.Value, Lo: e.Lo, Hi: e.Hi, Level: e.Confidence}
 	}
 	return costing.Throughput{
-		SuccessfulRequestsPerSecond: iv("request_throughput"),
-		OutputTokensPerSecond:       iv("output_token_throughput"),
-		TotalTokensPerSecond:        iv("total_token_throughput"),
+		SuccessfulRequestsPerSecond: iv(schemas.RequestThroughput),
+		OutputTokensPerSecond:       iv(schemas.OutputTokenThroughput),
+		TotalTokensPerSecond:        iv(schemas.TotalTokenThroughput),
 	}
 }

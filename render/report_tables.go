@@ -339,7 +339,7 @@ func ReportMetricsTable(rep *Report, r *ReportRun) *Table {
 		if e, ok := r.MetricInterval(m); ok {
 			iv = N("["+Quantity(e.Lo, m.Unit)+", "+Quantity(e.Hi, m.Unit)+"]", e)
 		}
-		t.AddRow(T(m.MetricID), T(StatText(m)), val, iv, T(m.Method), T(m.Source), T(m.NativeName), T(m.Note))
+		t.AddRow(T(string(m.MetricID)), T(StatText(m)), val, iv, T(m.Method), T(m.Source), T(m.NativeName), T(m.Note))
 	}
 	if len(r.Metrics) == 0 {
 		t.Notes = append(t.Notes, "the bundle has no metric rows for this run")
@@ -443,11 +443,11 @@ func CostsTable(rep *Report) *Table {
 }
 
 // DefinitionsTable lists metric definitions by ID.
-func DefinitionsTable(defs map[string]schemas.MetricDef) *Table {
+func DefinitionsTable(defs map[schemas.MetricID]schemas.MetricDef) *Table {
 	t := &Table{Title: "Definitions of the metrics above", Columns: []string{"metric", "name", "unit", "level", "definition"}}
 	for _, id := range slices.Sorted(maps.Keys(defs)) {
 		def := defs[id]
-		t.AddRow(T(id), T(def.Name), T(def.Unit), T(string(def.Level)), T(def.Summary()))
+		t.AddRow(T(string(id)), T(def.Name), T(def.Unit), T(string(def.Level)), T(def.Summary()))
 	}
 	return t
 }

@@ -137,7 +137,7 @@ func TestReportFigures(t *testing.T) {
 	}
 	var reported float64
 	for _, m := range a.Metrics {
-		if m.MetricID == "ttft" && m.Stat == schemas.StatP && m.Percentile.V == 99 && m.Source == schemas.SourceReported {
+		if m.MetricID == schemas.TTFT && m.Stat == schemas.StatP && m.Percentile.V == 99 && m.Source == schemas.SourceReported {
 			reported = m.Value.V
 		}
 	}

@@ -19,11 +19,11 @@ const Unknown = "unknown"
 // ShowData is the content of `verdict show`: a bundle's runs with their
 // inventory, their metrics, and the definition of every metric present.
 type ShowData struct {
-	Bundle      string                       `json:"bundle"`
-	Manifest    schemas.Manifest             `json:"manifest"`
-	Runs        []schemas.Run                `json:"runs"`
-	Metrics     []schemas.Metric             `json:"metrics"`
-	Definitions map[string]schemas.MetricDef `json:"definitions"`
+	Bundle      string                                 `json:"bundle"`
+	Manifest    schemas.Manifest                       `json:"manifest"`
+	Runs        []schemas.Run                          `json:"runs"`
+	Metrics     []schemas.Metric                       `json:"metrics"`
+	Definitions map[schemas.MetricID]schemas.MetricDef `json:"definitions"`
 }
 
 // LoadShow reads what `verdict show` reports from the bundle in dir.
@@ -40,7 +40,7 @@ func LoadShow(ctx context.Context, dir string) (*ShowData, error) {
 	if err != nil {
 		return nil, err
 	}
-	d := &ShowData{Bundle: dir, Manifest: b.Manifest, Runs: runs, Metrics: ms, Definitions: map[string]schemas.MetricDef{}}
+	d := &ShowData{Bundle: dir, Manifest: b.Manifest, Runs: runs, Metrics: ms, Definitions: map[schemas.MetricID]schemas.MetricDef{}}
 	for _, m := range ms {
 		if _, ok := d.Definitions[m.MetricID]; !ok {
 			if def, ok := schemas.Lookup(m.MetricID); ok {
@@ -141,7 +141,7 @@ func (d *ShowData) Tables() []*Table {
 	defs := &Table{Title: "Definitions of the metrics above", Columns: []string{"metric", "name", "unit", "level", "definition"}}
 	for _, id := range slices.Sorted(maps.Keys(d.Definitions)) {
 		def := d.Definitions[id]
-		defs.AddRow(T(id), T(def.Name), T(def.Unit), T(string(def.Level)), T(def.Summary()))
+		defs.AddRow(T(string(id)), T(def.Name), T(def.Unit), T(string(def.Level)), T(def.Summary()))
 	}
 	defs.Notes = []string{"`verdict schema` prints every definition in full, with the tools that report each metric."}
 	out = append(out, defs)
@@ -223,7 +223,7 @@ func MetricsTable(title string, ms []schemas.Metric) *Table {
 		if m.Value.OK {
 			val = N(Quantity(m.Value.V, m.Unit), m.Value.V)
 		}
-		t.AddRow(T(m.MetricID), T(stat), val, T(m.Method), T(m.Source), T(m.NativeName), T(m.Note))
+		t.AddRow(T(string(m.MetricID)), T(stat), val, T(m.Method), T(m.Source), T(m.NativeName), T(m.Note))
 	}
 	return t
 }
@@ -253,7 +253,7 @@ func SourcesTable(m schemas.Manifest) *Table {
 func SchemaTables() []*Table {
 	var out []*Table
 	for _, d := range schemas.Registry() {
-		t := &Table{Title: d.ID + ": " + d.Name, Columns: []string{"field", "value"}}
+		t := &Table{Title: string(d.ID) + ": " + d.Name, Columns: []string{"field", "value"}}
 		add := func(k, v string) {
 			if v != "" {
 				t.AddRow(T(k), T(v))
@@ -290,7 +290,7 @@ func Schema(w io.Writer, f Format) error {
 	if f == CSV {
 		t := &Table{Columns: []string{"id", "name", "unit", "level", "from", "to", "formula", "population", "numerator", "denominator", "window", "direction", "description"}}
 		for _, d := range schemas.Registry() {
-			t.AddRow(T(d.ID), T(d.Name), T(d.Unit), T(string(d.Level)), T(d.From), T(d.To), T(d.Formula), T(d.Population),
+			t.AddRow(T(string(d.ID)), T(d.Name), T(d.Unit), T(string(d.Level)), T(d.From), T(d.To), T(d.Formula), T(d.Population),
 				T(d.Numerator), T(d.Denominator), T(d.Window), T(string(d.Direction)), T(d.Description))
 		}
 		return Write(w, CSV, []*Table{t})

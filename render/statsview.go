@@ -22,7 +22,7 @@ import (
 // start from DefaultStats.
 type StatsOptions struct {
 	// Metrics are definition IDs; empty means every metric with data.
-	Metrics []string
+	Metrics []schemas.MetricID
 	// Percentiles are 0-100.
 	Percentiles []float64
 	// Method reads the percentiles.
@@ -60,15 +60,15 @@ type RunStats struct {
 
 // MetricStats are the statistics of one metric of one run.
 type MetricStats struct {
-	Metric     string       `json:"metric"`
-	Definition string       `json:"definition"`
-	Unit       string       `json:"unit"`
-	N          int          `json:"n"`
-	Mean       Estimate     `json:"mean"`
-	Std        float64      `json:"std"`
-	Quantiles  []Estimate   `json:"percentiles"`
-	Method     stats.Method `json:"method"`
-	Warnings   []string     `json:"warnings,omitempty"`
+	Metric     schemas.MetricID `json:"metric"`
+	Definition string           `json:"definition"`
+	Unit       string           `json:"unit"`
+	N          int              `json:"n"`
+	Mean       Estimate         `json:"mean"`
+	Std        float64          `json:"std"`
+	Quantiles  []Estimate       `json:"percentiles"`
+	Method     stats.Method     `json:"method"`
+	Warnings   []string         `json:"warnings,omitempty"`
 }
 
 // Estimate is a statistic with its bootstrap interval (Lo and Hi are NaN
@@ -173,7 +173,7 @@ func ComputeStats(ctx context.Context, dirs []string, o StatsOptions) ([]RunStat
 
 // boundedStats computes mean, standard deviation and exact percentiles of
 // a series held with bounded memory, without intervals.
-func boundedStats(id string, f *spill.Floats, o StatsOptions) (MetricStats, error) {
+func boundedStats(id schemas.MetricID, f *spill.Floats, o StatsOptions) (MetricStats, error) {
 	def, _ := schemas.Lookup(id)
 	ms := MetricStats{Metric: id, Definition: def.Summary(), Unit: def.Unit, N: int(f.Len()), Method: o.Method,
 		Std: f.StdDev(0), Mean: Estimate{Value: f.Mean(), Lo: math.NaN(), Hi: math.NaN()}}
@@ -194,7 +194,7 @@ func boundedStats(id string, f *spill.Floats, o StatsOptions) (MetricStats, erro
 // metricStats computes the statistics of an in-memory series with
 // bootstrap intervals. xs is sorted in place (after the mean is taken in
 // the original order, as numpy sums).
-func metricStats(id string, xs []float64, o StatsOptions) MetricStats {
+func metricStats(id schemas.MetricID, xs []float64, o StatsOptions) MetricStats {
 	def, _ := schemas.Lookup(id)
 	ms := MetricStats{Metric: id, Definition: def.Summary(), Unit: def.Unit, N: len(xs), Method: o.Method,
 		Std: stats.StdDev(xs, 0)}
@@ -273,13 +273,13 @@ func StatsTables(rs []RunStats, o StatsOptions) []*Table {
 		}
 		t := &Table{Title: title, Columns: cols}
 		for _, m := range r.Metrics {
-			row := []Cell{T(m.Metric), N(strconv.Itoa(m.N), m.N), N(estimateText(m.Mean, m.Unit), m.Mean.Value)}
+			row := []Cell{T(string(m.Metric)), N(strconv.Itoa(m.N), m.N), N(estimateText(m.Mean, m.Unit), m.Mean.Value)}
 			for _, q := range m.Quantiles {
 				row = append(row, N(estimateText(q, m.Unit), q.Value))
 			}
 			t.AddRow(row...)
 			for _, w := range m.Warnings {
-				t.Notes = append(t.Notes, "warning: "+m.Metric+": "+w)
+				t.Notes = append(t.Notes, "warning: "+string(m.Metric)+": "+w)
 			}
 		}
 		if o.Confidence > 0 {

@@ -63,7 +63,7 @@ func validateRuns() []*validate.RunData {
 			GPUModel: gpu, GPUCount: schemas.Some(int64(1)), Driver: "570.86", Dataset: "prompts-700",
 			DatasetSHA256: strings.Repeat("ab", 32), CacheState: "cold", WarmupRequests: schemas.Some(int64(10))}
 	}
-	m := func(run, id, stat string, p, v float64, method string) schemas.Metric {
+	m := func(run string, id schemas.MetricID, stat string, p, v float64, method string) schemas.Metric {
 		x := schemas.Metric{RunID: run, MetricID: id, Stat: stat, Value: schemas.Some(v), Method: method,
 			Unit: schemas.UnitSeconds, Source: schemas.SourceReported, N: schemas.Some(int64(700))}
 		if p > 0 {
@@ -80,17 +80,17 @@ func validateRuns() []*validate.RunData {
 	}
 	a := &validate.RunData{Bundle: "out/h100.bundle", Run: run("vllm-1", "vllm", "h100", sut("NVIDIA H100")),
 		Metrics: []schemas.Metric{
-			m("vllm-1", "ttft", schemas.StatP, 99, 0.056, "linear"),
-			m("vllm-1", "itl_chunk", schemas.StatMean, 0, 0.010, "arithmetic"),
-			m("vllm-1", "e2e", schemas.StatP, 99, 2.4, "linear"),
+			m("vllm-1", schemas.TTFT, schemas.StatP, 99, 0.056, "linear"),
+			m("vllm-1", schemas.ITLChunk, schemas.StatMean, 0, 0.010, "arithmetic"),
+			m("vllm-1", schemas.E2E, schemas.StatP, 99, 2.4, "linear"),
 		}}
 	gsut := sut("AMD MI300X")
 	gsut.Driver, gsut.WarmupRequests = "", schemas.Opt[int64]{}
 	b := &validate.RunData{Bundle: "out/mi300x.bundle", Run: run("genai-perf-1", "genai-perf", "mi300x", gsut),
 		Metrics: []schemas.Metric{
-			m("genai-perf-1", "ttft", schemas.StatP, 99, 0.061, "linear"),
-			m("genai-perf-1", "tpot_answer", schemas.StatMean, 0, 0.011, "arithmetic"),
-			m("genai-perf-1", "e2e", schemas.StatP, 99, 2.6, "nearest_rank_floor"),
+			m("genai-perf-1", schemas.TTFT, schemas.StatP, 99, 0.061, "linear"),
+			m("genai-perf-1", schemas.TPOTAnswer, schemas.StatMean, 0, 0.011, "arithmetic"),
+			m("genai-perf-1", schemas.E2E, schemas.StatP, 99, 2.6, "nearest_rank_floor"),
 		}}
 	b.Run.Failed = schemas.Opt[int64]{}
 	b.Run.NumPrompts = schemas.Some(int64(1000))

@@ -206,7 +206,7 @@ func (a *RequestAppender) Append(r *Request) {
 func AppendMetric(b *array.RecordBuilder, m *Metric) {
 	f := b.Fields()
 	f[0].(*array.StringBuilder).Append(m.RunID)
-	f[1].(*array.StringBuilder).Append(m.MetricID)
+	f[1].(*array.StringBuilder).Append(string(m.MetricID))
 	f[2].(*array.StringBuilder).Append(m.Stat)
 	appendF64(f[3], m.Percentile)
 	appendF64(f[4], m.Value)
@@ -392,7 +392,7 @@ func DecodeMetrics(rec arrow.RecordBatch) []Metric {
 	out := make([]Metric, rec.NumRows())
 	for i := range out {
 		out[i] = Metric{
-			RunID: c.str("run_id", i), MetricID: c.str("metric_id", i), Stat: c.str("stat", i),
+			RunID: c.str("run_id", i), MetricID: MetricID(c.str("metric_id", i)), Stat: c.str("stat", i),
 			Percentile: c.f64("percentile", i), Value: c.f64("value", i), Unit: c.str("unit", i),
 			Method: c.str("method", i), Source: c.str("source", i), NativeName: c.str("native_name", i),
 			N: c.i64("n", i), Note: c.str("note", i),

@@ -20,7 +20,7 @@ func writeBundle(t *testing.T, dest string, runs []Run, n int) {
 	}
 	for _, r := range runs {
 		w.AddRun(r)
-		w.AddMetric(Metric{RunID: r.ID, MetricID: "ttft", Stat: StatMean, Value: Some(0.1), Unit: UnitSeconds, Source: SourceReported})
+		w.AddMetric(Metric{RunID: r.ID, MetricID: TTFT, Stat: StatMean, Value: Some(0.1), Unit: UnitSeconds, Source: SourceReported})
 	}
 	// Interleave runs in the requests table, as a multi-run file would not,
 	// to exercise splitting batches by run.

@@ -9,7 +9,7 @@ import (
 // Two tools call a metric "ITL"; the registry keeps their definitions
 // apart.
 func ExampleLookup() {
-	for _, id := range []string{"itl_chunk", "tpot"} {
+	for _, id := range []schemas.MetricID{schemas.ITLChunk, schemas.TPOT} {
 		d, _ := schemas.Lookup(id)
 		fmt.Printf("%s (%s, per %s): %s\n", d.ID, d.Unit, d.Level, d.Summary())
 	}

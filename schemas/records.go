@@ -229,7 +229,7 @@ const (
 // one run.
 type Metric struct {
 	RunID      string       `json:"run_id"`
-	MetricID   string       `json:"metric_id"` // a registry definition ID
+	MetricID   MetricID     `json:"metric_id"` // a registry definition ID
 	Stat       string       `json:"stat"`
 	Percentile Opt[float64] `json:"percentile"` // for StatP: 0-100, as the tool labels it (99.9)
 	Value      Opt[float64] `json:"value"`      // null when the tool wrote no usable value
@@ -247,7 +247,7 @@ type Metric struct {
 // Key identifies a statistic within a run: metric, statistic, percentile
 // and source.
 func (m Metric) Key() string {
-	k := m.MetricID + "/" + m.Stat
+	k := string(m.MetricID) + "/" + m.Stat
 	if m.Percentile.OK {
 		k += strconv.FormatFloat(m.Percentile.V, 'g', -1, 64)
 	}

@@ -18,7 +18,7 @@ import (
 )
 
 func TestRegistry(t *testing.T) {
-	seen := map[string]bool{}
+	seen := map[MetricID]bool{}
 	for _, d := range Registry() {
 		if seen[d.ID] {
 			t.Errorf("duplicate ID %s", d.ID)
@@ -43,9 +43,9 @@ func TestRegistry(t *testing.T) {
 		}
 	}
 	// The definitions the foundation must keep apart.
-	distinct := []string{"ttft", "ttft_answer", "itl_chunk", "tpot", "tpot_incl_ttft", "e2e", "request_throughput",
-		"request_throughput_span", "output_token_throughput", "total_token_throughput"}
-	sums := map[string]string{}
+	distinct := []MetricID{TTFT, TTFTAnswer, ITLChunk, TPOT, TPOTInclTTFT, E2E, RequestThroughput,
+		RequestThroughputSpan, OutputTokenThroughput, TotalTokenThroughput}
+	sums := map[string]MetricID{}
 	for _, id := range distinct {
 		d, ok := Lookup(id)
 		if !ok {
@@ -57,10 +57,10 @@ func TestRegistry(t *testing.T) {
 		}
 		sums[s] = id
 	}
-	if d := MustLookup("itl_chunk"); d.Level != LevelChunk {
+	if d := MustLookup(ITLChunk); d.Level != LevelChunk {
 		t.Errorf("itl_chunk level %s", d.Level)
 	}
-	if d := MustLookup("tpot"); !strings.Contains(d.Formula, "output_tokens - 1") {
+	if d := MustLookup(TPOT); !strings.Contains(d.Formula, "output_tokens - 1") {
 		t.Errorf("tpot formula %q", d.Formula)
 	}
 }
@@ -68,17 +68,17 @@ func TestRegistry(t *testing.T) {
 // TestSchemasCarryDefinitions checks that every metric column names its
 // definition in field metadata.
 func TestSchemasCarryDefinitions(t *testing.T) {
-	want := map[string]string{"ttft_s": "ttft", "e2e_s": "e2e", "chunk_gaps_s": "itl_chunk", "queue_s": "client_queue",
-		"output_tokens": "output_tokens", "input_tokens": "input_tokens", "ttft_answer_s": "ttft_answer", "reasoning_tokens": "reasoning_tokens"}
+	want := map[string]MetricID{"ttft_s": TTFT, "e2e_s": E2E, "chunk_gaps_s": ITLChunk, "queue_s": ClientQueue,
+		"output_tokens": OutputTokens, "input_tokens": InputTokens, "ttft_answer_s": TTFTAnswer, "reasoning_tokens": ReasoningTokens}
 	for name, id := range want {
 		fs, ok := RequestsSchema().FieldsByName(name)
 		if !ok {
 			t.Fatalf("no column %s", name)
 		}
-		if got, _ := fs[0].Metadata.GetValue(MetaMetric); got != id {
+		if got, _ := fs[0].Metadata.GetValue(MetaMetric); got != string(id) {
 			t.Errorf("%s: metadata %s = %q, want %q", name, MetaMetric, got, id)
 		}
-		if got, _ := RequestsSchema().Metadata().GetValue(MetaMetric + "." + name); got != id {
+		if got, _ := RequestsSchema().Metadata().GetValue(MetaMetric + "." + name); got != string(id) {
 			t.Errorf("%s: schema metadata %s.%s = %q, want %q", name, MetaMetric, name, got, id)
 		}
 	}
@@ -113,9 +113,9 @@ func sampleRuns() []Run {
 
 func sampleMetrics() []Metric {
 	return []Metric{
-		{RunID: "vllm-000000000001", MetricID: "ttft", Stat: StatP, Percentile: Some(99.9), Value: Some(0.25), Unit: UnitSeconds,
+		{RunID: "vllm-000000000001", MetricID: TTFT, Stat: StatP, Percentile: Some(99.9), Value: Some(0.25), Unit: UnitSeconds,
 			Method: "linear", Source: SourceReported, NativeName: "p99.9_ttft_ms", N: Some(int64(9))},
-		{RunID: "vllm-000000000001", MetricID: "goodput", Stat: StatValue, Unit: UnitRequestsPerSecond, Source: SourceReported,
+		{RunID: "vllm-000000000001", MetricID: Goodput, Stat: StatValue, Unit: UnitRequestsPerSecond, Source: SourceReported,
 			Note: "the tool wrote null"},
 	}
 }
@@ -221,7 +221,7 @@ func TestBundleRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	f, _ := sc.FieldsByName("chunk_gaps_s")
-	if v, _ := f[0].Metadata.GetValue(MetaMetric); v != "itl_chunk" {
+	if v, _ := f[0].Metadata.GetValue(MetaMetric); v != string(ITLChunk) {
 		t.Errorf("chunk_gaps_s metadata after Parquet: %v", f[0].Metadata)
 	}
 	if v, _ := sc.Metadata().GetValue(MetaSchema); v != "1" {
@@ -410,7 +410,7 @@ func TestSamplesRoundTrip(t *testing.T) {
 		t.Errorf("samples differ:\n got %+v\nwant %+v", got, want)
 	}
 	f, _ := SamplesSchema().FieldsByName("energy_j")
-	if v, _ := f[0].Metadata.GetValue(MetaMetric); v != "gpu_energy_counter" {
+	if v, _ := f[0].Metadata.GetValue(MetaMetric); v != string(GPUEnergyCounter) {
 		t.Errorf("energy_j metadata %v", f[0].Metadata)
 	}
 }

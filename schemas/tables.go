@@ -24,11 +24,11 @@ const (
 
 // metricField is a nullable column holding observations of a registry
 // metric; its metadata names the definition.
-func metricField(name string, typ arrow.DataType, id string) arrow.Field {
+func metricField(name string, typ arrow.DataType, id MetricID) arrow.Field {
 	d := MustLookup(id)
 	return arrow.Field{Name: name, Type: typ, Nullable: true,
 		Metadata: arrow.MetadataFrom(map[string]string{
-			MetaMetric:     id,
+			MetaMetric:     string(id),
 			MetaUnit:       d.Unit,
 			MetaDefinition: d.Summary(),
 		})}
@@ -129,14 +129,14 @@ var (
 		plain("phase", str, false),
 		described("start_s", f64, true, "send time in seconds on the run's clock: Unix seconds where the source has wall-clock times (capture, GenAI-Perf, AIPerf), the tool's own monotonic clock otherwise (vLLM's perf_counter); compare differences only"),
 		described("end_s", f64, true, "completion time in seconds on the run's clock (see start_s)"),
-		metricField("queue_s", f64, "client_queue"),
-		metricField("ttft_s", f64, "ttft"),
-		metricField("ttft_answer_s", f64, "ttft_answer"),
-		metricField("e2e_s", f64, "e2e"),
-		metricField("input_tokens", i64, "input_tokens"),
-		metricField("output_tokens", i64, "output_tokens"),
-		metricField("reasoning_tokens", i64, "reasoning_tokens"),
-		metricField("chunk_gaps_s", arrow.ListOf(f64), "itl_chunk"),
+		metricField("queue_s", f64, ClientQueue),
+		metricField("ttft_s", f64, TTFT),
+		metricField("ttft_answer_s", f64, TTFTAnswer),
+		metricField("e2e_s", f64, E2E),
+		metricField("input_tokens", i64, InputTokens),
+		metricField("output_tokens", i64, OutputTokens),
+		metricField("reasoning_tokens", i64, ReasoningTokens),
+		metricField("chunk_gaps_s", arrow.ListOf(f64), ITLChunk),
 		plain("error", str, true),
 	})
 

@@ -11,7 +11,7 @@ import (
 // gap between streamed chunks, GenAI-Perf a per-request average over
 // answer tokens. Validate refuses to compare them and says why.
 func ExampleValidate() {
-	run := func(id, tool, itl string) *validate.RunData {
+	run := func(id, tool string, itl schemas.MetricID) *validate.RunData {
 		return &validate.RunData{
 			Bundle: tool + ".bundle",
 			Run: schemas.Run{ID: id, Tool: tool, Scenario: schemas.ScenarioServer, Arrival: schemas.ArrivalPoisson,
@@ -21,7 +21,7 @@ func ExampleValidate() {
 			},
 		}
 	}
-	rep, err := validate.Validate([]*validate.RunData{run("v1", "vllm", "itl_chunk"), run("g1", "genai-perf", "tpot_answer")},
+	rep, err := validate.Validate([]*validate.RunData{run("v1", "vllm", schemas.ITLChunk), run("g1", "genai-perf", schemas.TPOTAnswer)},
 		validate.Options{Compare: true, Rules: []string{"V001", "V002", "V004"}})
 	if err != nil {
 		fmt.Println(err)

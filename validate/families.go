@@ -60,11 +60,11 @@ func hasIDPrefix(id, p string) bool {
 
 // familyOf returns the family name of a definition ID: the family with the
 // longest matching prefix, or the ID itself.
-func familyOf(id string) string {
-	best, bestLen := id, 0
+func familyOf(id schemas.MetricID) string {
+	best, bestLen := string(id), 0
 	for _, f := range families {
 		for _, p := range f.prefixes {
-			if hasIDPrefix(id, p) && len(p) > bestLen {
+			if hasIDPrefix(string(id), p) && len(p) > bestLen {
 				best, bestLen = f.Name, len(p)
 			}
 		}
@@ -78,7 +78,7 @@ func flagFamily(flag string) string {
 		if k.family == "" {
 			return ""
 		}
-		return familyOf(k.family)
+		return familyOf(schemas.MetricID(k.family))
 	}
 	best, bestLen := "", 0
 	for _, f := range families {

@@ -44,7 +44,7 @@ func goodRequests(runID string, n int) []schemas.Request {
 	return reqs
 }
 
-func metric(run, id, stat string, pct float64, v float64, method string, n int64) schemas.Metric {
+func metric(run string, id schemas.MetricID, stat string, pct float64, v float64, method string, n int64) schemas.Metric {
 	m := schemas.Metric{RunID: run, MetricID: id, Stat: stat, Value: schemas.Some(v), Method: method,
 		Source: schemas.SourceReported, N: schemas.Some(n)}
 	if def, ok := schemas.Lookup(id); ok {
@@ -59,17 +59,17 @@ func metric(run, id, stat string, pct float64, v float64, method string, n int64
 func goodMetrics(run string) []schemas.Metric {
 	const n = nRequests
 	return []schemas.Metric{
-		metric(run, "ttft", schemas.StatMean, 0, 0.053, "arithmetic", n),
-		metric(run, "ttft", schemas.StatP, 99, 0.056, "linear", n),
-		metric(run, "ttft", schemas.StatStd, 0, 0.002, "population", n),
-		metric(run, "tpot", schemas.StatMean, 0, 0.010, "arithmetic", n),
-		metric(run, "tpot", schemas.StatP, 99, 0.010, "linear", n),
-		metric(run, "itl_chunk", schemas.StatMean, 0, 0.010, "arithmetic", n*200),
-		metric(run, "e2e", schemas.StatMean, 0, 2.19, "arithmetic", n),
-		metric(run, "e2e", schemas.StatP, 90, 2.33, "linear", n),
-		metric(run, "request_throughput", schemas.StatValue, 0, 9.9, "", n),
-		metric(run, "input_tokens", schemas.StatSum, 0, 86450, "", n),
-		metric(run, "output_tokens", schemas.StatSum, 0, 150850, "", n),
+		metric(run, schemas.TTFT, schemas.StatMean, 0, 0.053, "arithmetic", n),
+		metric(run, schemas.TTFT, schemas.StatP, 99, 0.056, "linear", n),
+		metric(run, schemas.TTFT, schemas.StatStd, 0, 0.002, "population", n),
+		metric(run, schemas.TPOT, schemas.StatMean, 0, 0.010, "arithmetic", n),
+		metric(run, schemas.TPOT, schemas.StatP, 99, 0.010, "linear", n),
+		metric(run, schemas.ITLChunk, schemas.StatMean, 0, 0.010, "arithmetic", n*200),
+		metric(run, schemas.E2E, schemas.StatMean, 0, 2.19, "arithmetic", n),
+		metric(run, schemas.E2E, schemas.StatP, 90, 2.33, "linear", n),
+		metric(run, schemas.RequestThroughput, schemas.StatValue, 0, 9.9, "", n),
+		metric(run, schemas.InputTokens, schemas.StatSum, 0, 86450, "", n),
+		metric(run, schemas.OutputTokens, schemas.StatSum, 0, 150850, "", n),
 	}
 }
 
@@ -111,7 +111,7 @@ func findingsOf(t *testing.T, rule string, compare bool, groupBy string, runs ..
 	return rep, out
 }
 
-func setMetric(d *RunData, id, stat string, v float64) {
+func setMetric(d *RunData, id schemas.MetricID, stat string, v float64) {
 	for i := range d.Metrics {
 		if d.Metrics[i].MetricID == id && d.Metrics[i].Stat == stat {
 			d.Metrics[i].Value = schemas.Some(v)
@@ -120,7 +120,7 @@ func setMetric(d *RunData, id, stat string, v float64) {
 }
 
 // renameMetric changes a definition ID on every row of a run.
-func renameMetric(d *RunData, from, to string) {
+func renameMetric(d *RunData, from, to schemas.MetricID) {
 	for i := range d.Metrics {
 		if d.Metrics[i].MetricID == from {
 			d.Metrics[i].MetricID = to
@@ -128,6 +128,6 @@ func renameMetric(d *RunData, from, to string) {
 	}
 }
 
-func dropMetric(d *RunData, id string) {
+func dropMetric(d *RunData, id schemas.MetricID) {
 	d.Metrics = slices.DeleteFunc(d.Metrics, func(m schemas.Metric) bool { return m.MetricID == id })
 }

@@ -150,8 +150,8 @@ var streamedFamilies = []string{"TTFT", "TTST", "ITL/TPOT"}
 
 // familiesOf maps each family to the definition IDs with a usable value in
 // the run, sorted.
-func familiesOf(d *RunData) map[string][]string {
-	out := map[string][]string{}
+func familiesOf(d *RunData) map[string][]schemas.MetricID {
+	out := map[string][]schemas.MetricID{}
 	for _, m := range d.Metrics {
 		if !m.Value.OK {
 			continue
@@ -214,9 +214,9 @@ func pick[T any](cond bool, x, y T) T {
 // mismatch is a family both runs report under no common definition.
 type mismatch struct {
 	family       string
-	a, b         []string // IDs on each side
-	what, window bool     // how the definitions differ
-	unknownIDs   []string // IDs not in the registry
+	a, b         []schemas.MetricID // IDs on each side
+	what, window bool               // how the definitions differ
+	unknownIDs   []schemas.MetricID // IDs not in the registry
 }
 
 func familyMismatches(a, b *RunData) []mismatch {
@@ -253,7 +253,7 @@ func familyMismatches(a, b *RunData) []mismatch {
 	return out
 }
 
-func intersects(a, b []string) bool {
+func intersects[T comparable](a, b []T) bool {
 	for _, x := range a {
 		if slices.Contains(b, x) {
 			return true
@@ -271,23 +271,32 @@ func sortedKeys[V any](m map[string]V) []string {
 	return keys
 }
 
+// idStrings returns ids as the strings a finding holds.
+func idStrings(ids []schemas.MetricID) []string {
+	out := make([]string, len(ids))
+	for i, id := range ids {
+		out[i] = string(id)
+	}
+	return out
+}
+
 // describeIDs lists definition IDs with their names.
-func describeIDs(ids []string) string {
+func describeIDs(ids []schemas.MetricID) string {
 	parts := make([]string, len(ids))
 	for i, id := range ids {
 		if d, ok := schemas.Lookup(id); ok {
-			parts[i] = id + " (" + d.Name + ")"
+			parts[i] = string(id) + " (" + d.Name + ")"
 		} else {
-			parts[i] = id + " (not in the registry)"
+			parts[i] = string(id) + " (not in the registry)"
 		}
 	}
 	return joinAnd(parts)
 }
 
 // defineIDs spells out the definitions of ids, one sentence each.
-func defineIDs(ids ...[]string) string {
+func defineIDs(ids ...[]schemas.MetricID) string {
 	var parts []string
-	seen := map[string]bool{}
+	seen := map[schemas.MetricID]bool{}
 	for _, list := range ids {
 		for _, id := range list {
 			if seen[id] {
@@ -295,7 +304,7 @@ func defineIDs(ids ...[]string) string {
 			}
 			seen[id] = true
 			if d, ok := schemas.Lookup(id); ok {
-				parts = append(parts, id+": "+d.Summary())
+				parts = append(parts, string(id)+": "+d.Summary())
 			}
 		}
 	}
@@ -322,13 +331,13 @@ func checkDefinition(c *checker, s subject) outcome {
 		switch {
 		case len(m.unknownIDs) > 0:
 			f := s.finding(fmt.Sprintf("%s is reported as %s by %s and as %s by %s; %s not in this verdict's registry, so whether the definitions match cannot be verified",
-				m.family, describeIDs(m.a), a.Name(), describeIDs(m.b), b.Name(), joinAnd(m.unknownIDs)+pick(len(m.unknownIDs) == 1, " is", " are")))
-			f.Unverified, f.Metric, f.Fields, f.Values = true, m.family, []string{"metric_id"}, []string{strings.Join(m.a, ", "), strings.Join(m.b, ", ")}
+				m.family, describeIDs(m.a), a.Name(), describeIDs(m.b), b.Name(), joinAnd(idStrings(m.unknownIDs))+pick(len(m.unknownIDs) == 1, " is", " are")))
+			f.Unverified, f.Metric, f.Fields, f.Values = true, m.family, []string{"metric_id"}, []string{strings.Join(idStrings(m.a), ", "), strings.Join(idStrings(m.b), ", ")}
 			o.add(f)
 		case m.what:
 			f := s.finding(fmt.Sprintf("%s is reported under different definitions: %s by %s, %s by %s; no definition is common to both runs, so the numbers measure different things.%s",
 				m.family, describeIDs(m.a), a.Name(), describeIDs(m.b), b.Name(), defineIDs(m.a, m.b)))
-			f.Metric, f.Fields, f.Values = m.family, []string{"metric_id"}, []string{strings.Join(m.a, ", "), strings.Join(m.b, ", ")}
+			f.Metric, f.Fields, f.Values = m.family, []string{"metric_id"}, []string{strings.Join(idStrings(m.a), ", "), strings.Join(idStrings(m.b), ", ")}
 			o.add(f)
 		}
 	}
@@ -382,7 +391,10 @@ func statLabel(m schemas.Metric) string {
 
 func checkPercentileMethod(c *checker, s subject) outcome {
 	a, b := s.runs[0], s.runs[1]
-	type key struct{ id, stat string }
+	type key struct {
+		id   schemas.MetricID
+		stat string
+	}
 	methods := func(d *RunData) (map[key][]string, []key) {
 		out := map[key][]string{}
 		var order []key
@@ -407,8 +419,8 @@ func checkPercentileMethod(c *checker, s subject) outcome {
 		va, vb   []string
 		unknownM bool
 	}
-	byMetric := map[string]*diff{}
-	var metrics []string
+	byMetric := map[schemas.MetricID]*diff{}
+	var metrics []schemas.MetricID
 	compared := 0
 	for _, k := range order {
 		xa, xb := ma[k], mb[k]
@@ -447,7 +459,7 @@ func checkPercentileMethod(c *checker, s subject) outcome {
 			f = s.finding(fmt.Sprintf("%s of %s %s computed differently: %s for %s, %s for %s; nearest-rank and interpolated percentiles (or population and sample deviations) of the same data differ",
 				joinAnd(d.stats), id, pick(len(d.stats) == 1, "is", "are"), strings.Join(d.va, ", "), a.Name(), strings.Join(d.vb, ", "), b.Name()))
 		}
-		f.Metric, f.Fields, f.Values = id, append([]string{"method"}, d.stats...), []string{strings.Join(d.va, ", "), strings.Join(d.vb, ", ")}
+		f.Metric, f.Fields, f.Values = string(id), append([]string{"method"}, d.stats...), []string{strings.Join(d.va, ", "), strings.Join(d.vb, ", ")}
 		o.add(f)
 	}
 	if len(o.findings) == 0 {
@@ -479,7 +491,7 @@ func checkWindow(c *checker, s subject) outcome {
 		}
 		f := s.finding(fmt.Sprintf("%s is reported over different populations or windows: %s by %s, %s by %s; the same count over another population or window is another number.%s",
 			m.family, describeIDs(m.a), a.Name(), describeIDs(m.b), b.Name(), defineIDs(m.a, m.b)))
-		f.Metric, f.Fields, f.Values = m.family, []string{"metric_id", "population", "window"}, []string{strings.Join(m.a, ", "), strings.Join(m.b, ", ")}
+		f.Metric, f.Fields, f.Values = m.family, []string{"metric_id", "population", "window"}, []string{strings.Join(idStrings(m.a), ", "), strings.Join(idStrings(m.b), ", ")}
 		o.add(f)
 	}
 	wa, wb := a.Run.WindowKind, b.Run.WindowKind
@@ -551,7 +563,7 @@ func short(h string) string {
 
 // meanLength returns a run's mean input or output length from its metric
 // rows: a mean, or a sum over a known count.
-func meanLength(d *RunData, id string) (float64, bool) {
+func meanLength(d *RunData, id schemas.MetricID) (float64, bool) {
 	for _, m := range d.Metrics {
 		if m.MetricID == id && m.Stat == schemas.StatMean && m.Value.OK {
 			return m.Value.V, true
@@ -581,10 +593,13 @@ func checkLengths(c *checker, s subject) outcome {
 	a, b := s.runs[0], s.runs[1]
 	var o outcome
 	compared := 0
-	for _, kind := range []struct{ id, what string }{{"input_tokens", "input"}, {"output_tokens", "output"}} {
+	for _, kind := range []struct {
+		id   schemas.MetricID
+		what string
+	}{{schemas.InputTokens, "input"}, {schemas.OutputTokens, "output"}} {
 		var xa, xb []float64
 		if a.Requests != nil && b.Requests != nil {
-			if kind.id == "input_tokens" {
+			if kind.id == schemas.InputTokens {
 				xa, xb = a.Requests.InputTokens, b.Requests.InputTokens
 			} else {
 				xa, xb = a.Requests.OutputTokens, b.Requests.OutputTokens
@@ -598,7 +613,7 @@ func checkLengths(c *checker, s subject) outcome {
 			if t.P < c.th.KSAlpha && t.D >= c.th.KSMinStatistic {
 				f := s.finding(fmt.Sprintf("the %s length distributions differ: two-sample Kolmogorov-Smirnov D=%s, p=%s (policy: p < %s and D >= %s); %s for %s, %s for %s",
 					kind.what, sig(t.D), sig(t.P), sig(c.th.KSAlpha), sig(c.th.KSMinStatistic), describeLengths(xa), a.Name(), describeLengths(xb), b.Name()))
-				f.Metric, f.Fields, f.Values, f.Test = kind.id, []string{kind.id}, []string{describeLengths(xa), describeLengths(xb)}, test
+				f.Metric, f.Fields, f.Values, f.Test = string(kind.id), []string{string(kind.id)}, []string{describeLengths(xa), describeLengths(xb)}, test
 				o.add(f)
 			} else {
 				o.note(desc)
@@ -618,7 +633,7 @@ func checkLengths(c *checker, s subject) outcome {
 		if rel > c.th.LengthMeanTolerance {
 			f := s.finding(fmt.Sprintf("the mean %s lengths differ by %s (policy tolerance %s): %s tokens for %s, %s for %s (no per-request lengths on both sides; means from the token totals)",
 				kind.what, percent(rel), percent(c.th.LengthMeanTolerance), sig(ma), a.Name(), sig(mb), b.Name()))
-			f.Metric, f.Fields, f.Values = kind.id, []string{kind.id}, []string{"mean " + sig(ma), "mean " + sig(mb)}
+			f.Metric, f.Fields, f.Values = string(kind.id), []string{string(kind.id)}, []string{"mean " + sig(ma), "mean " + sig(mb)}
 			o.add(f)
 		} else {
 			o.note(fmt.Sprintf("mean %s lengths %s and %s tokens (within %s)", kind.what, sig(ma), sig(mb), percent(c.th.LengthMeanTolerance)))

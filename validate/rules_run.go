@@ -12,7 +12,7 @@ import (
 )
 
 // meanOf returns the mean of a metric, preferring the tool's reported row.
-func meanOf(d *RunData, id string) (schemas.Metric, bool) {
+func meanOf(d *RunData, id schemas.MetricID) (schemas.Metric, bool) {
 	var found *schemas.Metric
 	for i := range d.Metrics {
 		m := &d.Metrics[i]
@@ -29,7 +29,7 @@ func meanOf(d *RunData, id string) (schemas.Metric, bool) {
 	return *found, true
 }
 
-func hasValue(d *RunData, ids ...string) bool {
+func hasValue(d *RunData, ids ...schemas.MetricID) bool {
 	for _, m := range d.Metrics {
 		if m.Value.OK && slices.Contains(ids, m.MetricID) {
 			return true
@@ -54,10 +54,10 @@ func checkChunking(c *checker, s subject) outcome {
 			o.note(fmt.Sprintf("%s output tokens per chunk", sig(tpc)))
 		}
 	}
-	itl, okI := meanOf(d, "itl_chunk")
+	itl, okI := meanOf(d, schemas.ITLChunk)
 	var tpot schemas.Metric
 	okT := false
-	for _, id := range []string{"tpot", "tpot_answer"} {
+	for _, id := range []schemas.MetricID{schemas.TPOT, schemas.TPOTAnswer} {
 		if tpot, okT = meanOf(d, id); okT {
 			break
 		}
@@ -65,17 +65,17 @@ func checkChunking(c *checker, s subject) outcome {
 	if okI && okT && tpot.Value.V > 0 && itl.Value.V > 0 {
 		checked = true
 		ratio := itl.Value.V / tpot.Value.V
-		vals := []string{"itl_chunk mean " + quantity(itl.Value.V, schemas.UnitSeconds), tpot.MetricID + " mean " + quantity(tpot.Value.V, schemas.UnitSeconds)}
+		vals := []string{"itl_chunk mean " + quantity(itl.Value.V, schemas.UnitSeconds), string(tpot.MetricID) + " mean " + quantity(tpot.Value.V, schemas.UnitSeconds)}
 		switch {
 		case ratio > c.th.ITLTPOTRatio:
 			f := s.finding(fmt.Sprintf("mean per-chunk ITL (%s) is %s times the mean %s (%s), above the policy's %s: chunks carry several tokens (speculative decoding or coalescing), so ITL is not a per-token latency and tokens per second must not be derived from it%s",
 				quantity(itl.Value.V, schemas.UnitSeconds), sig(ratio), tpot.MetricID, quantity(tpot.Value.V, schemas.UnitSeconds), sig(c.th.ITLTPOTRatio), specDecodeNote(d)))
-			f.Metric, f.Fields, f.Values = "itl_chunk", []string{"itl_chunk", tpot.MetricID}, vals
+			f.Metric, f.Fields, f.Values = "itl_chunk", []string{"itl_chunk", string(tpot.MetricID)}, vals
 			o.add(f)
 		case ratio < 1/c.th.ITLTPOTRatio:
 			f := s.finding(fmt.Sprintf("mean per-chunk ITL (%s) is only %s of the mean %s (%s): many chunks carry no token (role, usage or empty deltas), so ITL understates the time per token",
 				quantity(itl.Value.V, schemas.UnitSeconds), percent(ratio), tpot.MetricID, quantity(tpot.Value.V, schemas.UnitSeconds)))
-			f.Metric, f.Fields, f.Values = "itl_chunk", []string{"itl_chunk", tpot.MetricID}, vals
+			f.Metric, f.Fields, f.Values = "itl_chunk", []string{"itl_chunk", string(tpot.MetricID)}, vals
 			o.add(f)
 		default:
 			o.note(fmt.Sprintf("mean ITL / mean %s = %s", tpot.MetricID, sig(ratio)))
@@ -89,7 +89,7 @@ func checkChunking(c *checker, s subject) outcome {
 
 func specDecodeNote(d *RunData) string {
 	for _, m := range d.Metrics {
-		if m.MetricID == "spec_decode_acceptance_length" && m.Value.OK {
+		if m.MetricID == schemas.SpecDecodeAcceptanceLength && m.Value.OK {
 			return fmt.Sprintf("; the server reports a speculative-decoding acceptance length of %s tokens per step", sig(m.Value.V))
 		}
 	}
@@ -97,7 +97,7 @@ func specDecodeNote(d *RunData) string {
 }
 
 // streamedIDs are definitions that only a streamed response can measure.
-var streamedIDs = []string{"ttft", "ttft_answer", "ttst", "itl_chunk", "itl_chunk_per_token", "tpot", "tpot_answer"}
+var streamedIDs = []schemas.MetricID{schemas.TTFT, schemas.TTFTAnswer, schemas.TTST, schemas.ITLChunk, schemas.ITLChunkPerToken, schemas.TPOT, schemas.TPOTAnswer}
 
 func checkNotStreaming(c *checker, s subject) outcome {
 	d := s.runs[0]
@@ -111,8 +111,8 @@ func checkNotStreaming(c *checker, s subject) outcome {
 	if d.Run.Streaming.OK && !d.Run.Streaming.V && hasTTFTRows {
 		var ids []string
 		for _, m := range d.Metrics {
-			if m.Value.OK && slices.Contains(streamedIDs, m.MetricID) && !slices.Contains(ids, m.MetricID) {
-				ids = append(ids, m.MetricID)
+			if m.Value.OK && slices.Contains(streamedIDs, m.MetricID) && !slices.Contains(ids, string(m.MetricID)) {
+				ids = append(ids, string(m.MetricID))
 			}
 		}
 		f := s.finding(fmt.Sprintf("the run was not streamed (streaming: no) yet reports %s: these are not streaming measurements", joinAnd(ids)))
@@ -130,8 +130,8 @@ func checkNotStreaming(c *checker, s subject) outcome {
 			o.note(fmt.Sprintf("TTFT < E2E for %d of %d requests", rs.TTFTAndE2E-rs.TTFTEqualsE2E, rs.TTFTAndE2E))
 		}
 	} else if hasTTFTRows {
-		ttft, ok1 := meanOf(d, "ttft")
-		e2e, ok2 := meanOf(d, "e2e")
+		ttft, ok1 := meanOf(d, schemas.TTFT)
+		e2e, ok2 := meanOf(d, schemas.E2E)
 		if ok1 && ok2 && ttft.Source == e2e.Source && e2e.Value.V > 0 && multiTokenOutput(d) {
 			if math.Abs(e2e.Value.V-ttft.Value.V) <= 1e-3*e2e.Value.V {
 				f := s.finding(fmt.Sprintf("mean TTFT (%s) equals mean E2E latency (%s): the responses arrived in one piece, so TTFT, ITL and TPOT are not streaming measurements",
@@ -160,7 +160,7 @@ func checkNotStreaming(c *checker, s subject) outcome {
 // multiTokenOutput reports whether the run's mean output length is known
 // and above one token (with one token, TTFT equals E2E by nature).
 func multiTokenOutput(d *RunData) bool {
-	m, ok := meanLength(d, "output_tokens")
+	m, ok := meanLength(d, schemas.OutputTokens)
 	return ok && m > 1
 }
 
@@ -338,7 +338,7 @@ func checkSampleSize(c *checker, s subject) outcome {
 	best := map[string]int64{}
 	var order []string
 	pcts := map[string]float64{}
-	idOf := map[string]string{}
+	idOf := map[string]schemas.MetricID{}
 	anyKnown := false
 	for _, m := range d.Metrics {
 		if !m.Value.OK {
@@ -364,7 +364,7 @@ func checkSampleSize(c *checker, s subject) outcome {
 			continue
 		}
 		anyKnown = true
-		k := m.MetricID + "/" + strconv.FormatFloat(p, 'g', -1, 64)
+		k := string(m.MetricID) + "/" + strconv.FormatFloat(p, 'g', -1, 64)
 		if _, seen := best[k]; !seen {
 			order = append(order, k)
 			pcts[k], idOf[k] = p, m.MetricID
@@ -381,7 +381,7 @@ func checkSampleSize(c *checker, s subject) outcome {
 		need := int64(stats.EarlyStoppingH(1, p/100) + 1)
 		if n < need {
 			cl := find(p)
-			cl.ids = append(cl.ids, idOf[k])
+			cl.ids = append(cl.ids, string(idOf[k]))
 			cl.n = append(cl.n, n)
 		}
 	}
@@ -480,8 +480,8 @@ func checkUnverified(c *checker, s subject) outcome {
 	// Definitions this build does not know.
 	var unknownIDs []string
 	for _, m := range d.Metrics {
-		if _, ok := schemas.Lookup(m.MetricID); !ok && !slices.Contains(unknownIDs, m.MetricID) {
-			unknownIDs = append(unknownIDs, m.MetricID)
+		if _, ok := schemas.Lookup(m.MetricID); !ok && !slices.Contains(unknownIDs, string(m.MetricID)) {
+			unknownIDs = append(unknownIDs, string(m.MetricID))
 		}
 	}
 	if len(unknownIDs) > 0 {

@@ -61,7 +61,7 @@ func rulesCases() []ruleCase {
 		{rule: "V003", name: "unknown but no streamed metric compared", skip: true,
 			change: func(a, b *RunData) {
 				b.Run.Streaming = schemas.Opt[bool]{}
-				for _, id := range []string{"ttft", "tpot", "itl_chunk"} {
+				for _, id := range []schemas.MetricID{schemas.TTFT, schemas.TPOT, schemas.ITLChunk} {
 					dropMetric(b, id)
 				}
 			}},
@@ -71,16 +71,16 @@ func rulesCases() []ruleCase {
 		{rule: "V004", name: "per-chunk ITL vs per-token TPOT", fire: true,
 			want: []string{"ITL/TPOT is reported under different definitions", "itl_chunk (ITL (per chunk))", "tpot_answer (TPOT (answer))", "by run-b"},
 			change: func(a, b *RunData) {
-				dropMetric(a, "tpot")
-				dropMetric(b, "tpot")
-				renameMetric(b, "itl_chunk", "tpot_answer")
+				dropMetric(a, schemas.TPOT)
+				dropMetric(b, schemas.TPOT)
+				renameMetric(b, schemas.ITLChunk, schemas.TPOTAnswer)
 			}},
 		{rule: "V004", name: "TTFT with vs without reasoning", fire: true, want: []string{"TTFT is reported under different definitions", "ttft_answer"},
-			change: func(a, b *RunData) { renameMetric(b, "ttft", "ttft_answer") }},
+			change: func(a, b *RunData) { renameMetric(b, schemas.TTFT, schemas.TTFTAnswer) }},
 		{rule: "V004", name: "TPOT including TTFT", fire: true, want: []string{"tpot_incl_ttft (TPOT including TTFT)"},
 			change: func(a, b *RunData) {
-				dropMetric(b, "itl_chunk")
-				renameMetric(b, "tpot", "tpot_incl_ttft")
+				dropMetric(b, schemas.ITLChunk)
+				renameMetric(b, schemas.TPOT, schemas.TPOTInclTTFT)
 			}},
 		{rule: "V004", name: "version quirk on one side", fire: true, want: []string{"run-b has the flag itl_includes_ttft", "the first chunk gap is the TTFT"},
 			change: func(a, b *RunData) { b.Run.Flags = []string{"itl_includes_ttft"} }},
@@ -88,10 +88,10 @@ func rulesCases() []ruleCase {
 			change: func(a, b *RunData) { b.Run.Flags = []string{"itl_may_include_ttft"} }},
 		{rule: "V004", name: "definition unknown to the registry", fire: true, unverified: true, want: []string{"tpot_newtool", "not in this verdict's registry"},
 			change: func(a, b *RunData) {
-				dropMetric(b, "itl_chunk")
-				renameMetric(b, "tpot", "tpot_newtool")
+				dropMetric(b, schemas.ITLChunk)
+				renameMetric(b, schemas.TPOT, "tpot_newtool")
 			}},
-		{rule: "V004", name: "a common definition exists", change: func(a, b *RunData) { dropMetric(b, "itl_chunk") }},
+		{rule: "V004", name: "a common definition exists", change: func(a, b *RunData) { dropMetric(b, schemas.ITLChunk) }},
 		{rule: "V004", name: "the same quirk on both sides", change: func(a, b *RunData) {
 			a.Run.Flags = []string{"itl_includes_ttft"}
 			b.Run.Flags = []string{"itl_includes_ttft"}
@@ -99,20 +99,20 @@ func rulesCases() []ruleCase {
 
 		// V005
 		{rule: "V005", name: "nearest rank vs linear", fire: true, want: []string{"p99 of ttft is computed differently", "nearest_rank_floor", "linear"},
-			change: func(a, b *RunData) { setMethod(b, "ttft", schemas.StatP, "nearest_rank_floor") }},
+			change: func(a, b *RunData) { setMethod(b, schemas.TTFT, schemas.StatP, "nearest_rank_floor") }},
 		{rule: "V005", name: "population vs sample std", fire: true, want: []string{"std of ttft", "population", "sample"},
-			change: func(a, b *RunData) { setMethod(b, "ttft", schemas.StatStd, "sample") }},
+			change: func(a, b *RunData) { setMethod(b, schemas.TTFT, schemas.StatStd, "sample") }},
 		{rule: "V005", name: "method not recorded", fire: true, unverified: true, want: []string{"method not recorded"},
-			change: func(a, b *RunData) { setMethod(b, "ttft", schemas.StatP, "") }},
+			change: func(a, b *RunData) { setMethod(b, schemas.TTFT, schemas.StatP, "") }},
 		{rule: "V005", name: "a common method among several", change: func(a, b *RunData) {
-			m := metric("run-b", "ttft", schemas.StatP, 99, 0.057, "nearest_rank_floor", nRequests)
+			m := metric("run-b", schemas.TTFT, schemas.StatP, 99, 0.057, "nearest_rank_floor", nRequests)
 			m.Source = schemas.SourceComputed
 			b.Metrics = append(b.Metrics, m)
 		}},
 
 		// V006
 		{rule: "V006", name: "dispatch vs span throughput", fire: true, want: []string{"request throughput is reported over different populations or windows", "request_throughput_span"},
-			change: func(a, b *RunData) { renameMetric(b, "request_throughput", "request_throughput_span") }},
+			change: func(a, b *RunData) { renameMetric(b, schemas.RequestThroughput, schemas.RequestThroughputSpan) }},
 		{rule: "V006", name: "window kinds differ", fire: true, want: []string{"dispatch (first dispatch -> last completion) for run-a, span"},
 			change: func(a, b *RunData) { b.Run.WindowKind = schemas.WindowKindSpan }},
 		{rule: "V006", name: "same window", change: none},
@@ -143,15 +143,15 @@ func rulesCases() []ruleCase {
 		{rule: "V008", name: "mean lengths differ (no per-request data)", fire: true, want: []string{"mean output lengths differ by 50%", "no per-request lengths"},
 			change: func(a, b *RunData) {
 				a.Requests, b.Requests = nil, nil
-				setMetric(b, "output_tokens", schemas.StatSum, 2*150850)
+				setMetric(b, schemas.OutputTokens, schemas.StatSum, 2*150850)
 			}},
 		{rule: "V008", name: "slightly shifted lengths", change: func(a, b *RunData) {
 			b.Requests = SummariseRequests(shiftInputs(goodRequests("run-b", nRequests), 1))
 		}},
 		{rule: "V008", name: "no lengths", skip: true, change: func(a, b *RunData) {
 			a.Requests, b.Requests = nil, nil
-			dropMetric(a, "input_tokens")
-			dropMetric(a, "output_tokens")
+			dropMetric(a, schemas.InputTokens)
+			dropMetric(a, schemas.OutputTokens)
 		}},
 
 		// V009
@@ -207,19 +207,19 @@ func rulesCases() []ruleCase {
 		{rule: "V013", name: "ITL far above TPOT", fire: true, want: []string{"mean per-chunk ITL (45.7 ms) is 3.152 times the mean tpot (14.5 ms)", "acceptance length of 2.8"},
 			change: func(a, b *RunData) {
 				a.Requests = nil
-				setMetric(a, "itl_chunk", schemas.StatMean, 0.0457)
-				setMetric(a, "tpot", schemas.StatMean, 0.0145)
-				a.Metrics = append(a.Metrics, metric("run-a", "spec_decode_acceptance_length", schemas.StatValue, 0, 2.8, "", 0))
+				setMetric(a, schemas.ITLChunk, schemas.StatMean, 0.0457)
+				setMetric(a, schemas.TPOT, schemas.StatMean, 0.0145)
+				a.Metrics = append(a.Metrics, metric("run-a", schemas.SpecDecodeAcceptanceLength, schemas.StatValue, 0, 2.8, "", 0))
 			}},
 		{rule: "V013", name: "ITL far below TPOT", fire: true, want: []string{"many chunks carry no token"},
 			change: func(a, b *RunData) {
 				a.Requests = nil
-				setMetric(a, "itl_chunk", schemas.StatMean, 0.004)
+				setMetric(a, schemas.ITLChunk, schemas.StatMean, 0.004)
 			}},
 		{rule: "V013", name: "one token per chunk", change: none},
 		{rule: "V013", name: "no evidence", skip: true, change: func(a, b *RunData) {
 			a.Requests = nil
-			dropMetric(a, "itl_chunk")
+			dropMetric(a, schemas.ITLChunk)
 		}},
 
 		// V014 (run a)
@@ -232,7 +232,7 @@ func rulesCases() []ruleCase {
 		{rule: "V014", name: "mean TTFT equals mean E2E", fire: true, want: []string{"mean TTFT (2.19 s) equals mean E2E latency"},
 			change: func(a, b *RunData) {
 				a.Requests = nil
-				setMetric(a, "ttft", schemas.StatMean, 2.19)
+				setMetric(a, schemas.TTFT, schemas.StatMean, 2.19)
 			}},
 		{rule: "V014", name: "single-token outputs", change: func(a, b *RunData) {
 			reqs := goodRequests("run-a", nRequests)
@@ -246,7 +246,7 @@ func rulesCases() []ruleCase {
 		{rule: "V014", name: "streamed", change: none},
 		{rule: "V014", name: "no TTFT at all", skip: true, change: func(a, b *RunData) {
 			a.Requests = nil
-			for _, id := range []string{"ttft", "tpot", "itl_chunk"} {
+			for _, id := range []schemas.MetricID{schemas.TTFT, schemas.TPOT, schemas.ITLChunk} {
 				dropMetric(a, id)
 			}
 		}},
@@ -300,11 +300,11 @@ func rulesCases() []ruleCase {
 				for i := range a.Metrics {
 					a.Metrics[i].N = schemas.Some(int64(100))
 				}
-				a.Metrics = append(a.Metrics, metric("run-a", "e2e", schemas.StatP, 95, 2.3, "linear", 100))
+				a.Metrics = append(a.Metrics, metric("run-a", schemas.E2E, schemas.StatP, 95, 2.3, "linear", 100))
 			}},
 		{rule: "V017", name: "enough samples", change: none},
 		{rule: "V017", name: "descriptive percentiles are not claims", change: func(a, b *RunData) {
-			a.Metrics = append(a.Metrics, metric("run-a", "input_tokens", schemas.StatP, 99, 149, "linear", 10))
+			a.Metrics = append(a.Metrics, metric("run-a", schemas.InputTokens, schemas.StatP, 99, 149, "linear", 10))
 		}},
 
 		// V018 (run a)
@@ -316,7 +316,7 @@ func rulesCases() []ruleCase {
 		{rule: "V018", name: "load unknown", fire: true, unverified: true, want: []string{"how load was offered is unknown (scenario, arrival)"},
 			change: func(a, b *RunData) { a.Run.Scenario, a.Run.Arrival = schemas.ScenarioUnknown, schemas.ArrivalUnknown }},
 		{rule: "V018", name: "definition unknown", fire: true, unverified: true, want: []string{"metric definitions unknown to this verdict: ttft_future"},
-			change: func(a, b *RunData) { renameMetric(a, "ttft", "ttft_future") }},
+			change: func(a, b *RunData) { renameMetric(a, schemas.TTFT, "ttft_future") }},
 		{rule: "V018", name: "uncertain definition", fire: true, unverified: true, want: []string{"e2el_mean_median_may_be_swapped: mean and median E2E may be swapped"},
 			change: func(a, b *RunData) { a.Run.Flags = []string{"e2el_mean_median_may_be_swapped"} }},
 		{rule: "V018", name: "complete", change: func(a, b *RunData) { a.Run.SUT.Image, a.Run.SUT.CUDA = "", "" }},
@@ -333,7 +333,7 @@ func rulesCases() []ruleCase {
 	}
 }
 
-func setMethod(d *RunData, id, stat, method string) {
+func setMethod(d *RunData, id schemas.MetricID, stat, method string) {
 	for i := range d.Metrics {
 		if d.Metrics[i].MetricID == id && d.Metrics[i].Stat == stat {
 			d.Metrics[i].Method = method

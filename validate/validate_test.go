@@ -241,7 +241,7 @@ func TestFamilies(t *testing.T) {
 		"output_token_throughput_span_answer": "output token throughput", "input_token_throughput": "input token throughput",
 		"rtfx": "rtfx", "goodput_span": "goodput",
 	} {
-		if got := familyOf(id); got != want {
+		if got := familyOf(schemas.MetricID(id)); got != want {
 			t.Errorf("familyOf(%s) = %q, want %q", id, got, want)
 		}
 	}
@@ -257,7 +257,7 @@ func TestFamilies(t *testing.T) {
 	// definition of the registry gets a family without a panic.
 	for f, k := range knownFlags {
 		if k.family != "" {
-			if _, ok := schemas.Lookup(k.family); !ok {
+			if _, ok := schemas.Lookup(schemas.MetricID(k.family)); !ok {
 				t.Errorf("flag %s: family ID %s not in the registry", f, k.family)
 			}
 		}

@@ -67,7 +67,8 @@ func statsOptions(cmd *cli.Command) (render.StatsOptions, render.Format, error) 
 	if err != nil {
 		return o, f, usage("%v", err)
 	}
-	for _, id := range cmd.StringSlice("metric") {
+	for _, name := range cmd.StringSlice("metric") {
+		id := schemas.MetricID(name)
 		if _, ok := schemas.Lookup(id); !ok {
 			return o, f, usage("--metric %q: no such definition (verdict schema lists them)", id)
 		}

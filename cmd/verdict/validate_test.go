@@ -15,7 +15,7 @@ import (
 // writeBundle writes a one-run bundle whose run reports the given
 // inter-token metric (itl_chunk for vLLM, tpot_answer for GenAI-Perf),
 // with a complete inventory, so that only the definitions differ.
-func writeBundle(t *testing.T, dir, tool, itlID string) string {
+func writeBundle(t *testing.T, dir, tool string, itlID schemas.MetricID) string {
 	t.Helper()
 	path := filepath.Join(dir, tool+".bundle")
 	w, err := schemas.CreateBundle(path, schemas.BundleOptions{CreatedAt: time.Date(2026, 5, 1, 0, 0, 0, 0, time.UTC)})
@@ -32,7 +32,7 @@ func writeBundle(t *testing.T, dir, tool, itlID string) string {
 			GPUModel: "NVIDIA H100", GPUCount: schemas.Some(int64(1)), Driver: "570.86", Dataset: "prompts-700",
 			DatasetSHA256: strings.Repeat("ab", 32), CacheState: "cold", WarmupRequests: schemas.Some(int64(10))}})
 	for _, m := range []schemas.Metric{
-		{MetricID: "ttft", Stat: schemas.StatP, Percentile: schemas.Some(99.0), Value: schemas.Some(0.05), Method: "linear"},
+		{MetricID: schemas.TTFT, Stat: schemas.StatP, Percentile: schemas.Some(99.0), Value: schemas.Some(0.05), Method: "linear"},
 		{MetricID: itlID, Stat: schemas.StatMean, Value: schemas.Some(0.012), Method: "arithmetic"},
 	} {
 		m.RunID, m.Unit, m.Source, m.N = id, schemas.UnitSeconds, schemas.SourceReported, schemas.Some(int64(700))
@@ -64,8 +64,8 @@ type junitDoc struct {
 
 func TestValidateDifferentDefinitions(t *testing.T) {
 	dir := t.TempDir()
-	a := writeBundle(t, dir, "vllm", "itl_chunk")
-	b := writeBundle(t, dir, "genai-perf", "tpot_answer")
+	a := writeBundle(t, dir, "vllm", schemas.ITLChunk)
+	b := writeBundle(t, dir, "genai-perf", schemas.TPOTAnswer)
 	junit := filepath.Join(dir, "reports", "validate.xml")
 	if err := os.MkdirAll(filepath.Dir(junit), 0o755); err != nil {
 		t.Fatal(err)
@@ -186,7 +186,7 @@ func TestValidateCompatible(t *testing.T) {
 
 func TestValidateUsageErrors(t *testing.T) {
 	dir := t.TempDir()
-	a := writeBundle(t, dir, "vllm", "itl_chunk")
+	a := writeBundle(t, dir, "vllm", schemas.ITLChunk)
 	bad := filepath.Join(dir, "bad.yaml")
 	os.WriteFile(bad, []byte("thresholds:\n  max_failed: 2\n"), 0o644)
 	for _, tc := range []struct {

@@ -46,7 +46,7 @@ func read(t *testing.T, path string) *ingesttest.Result {
 	return r
 }
 
-func metric(t *testing.T, r *ingesttest.Result, run, id, stat string, pct float64, source string) schemas.Metric {
+func metric(t *testing.T, r *ingesttest.Result, run string, id schemas.MetricID, stat string, pct float64, source string) schemas.Metric {
 	t.Helper()
 	m, ok := r.Metric(run, id, stat, pct, source)
 	if !ok {
@@ -151,11 +151,11 @@ func TestDefinitions(t *testing.T) {
 		t.Fatal(err)
 	}
 	id := r.Runs[0].ID
-	for native, want := range map[string]string{
-		"time_to_first_token.avg": "ttft", "time_to_first_output_token.avg": "ttft_answer", "inter_token_latency.avg": "tpot",
-		"inter_chunk_latency.avg": "itl_chunk", "output_sequence_length.avg": "output_tokens", "output_token_count.avg": "answer_tokens",
-		"request_throughput.avg": "request_throughput_span", "output_token_throughput.avg": "output_token_throughput_span",
-		"prefill_throughput_per_user.avg": "prefill_rate_per_user", "total_osl.avg": "output_tokens", "error_isl.avg": "input_tokens_failed",
+	for native, want := range map[string]schemas.MetricID{
+		"time_to_first_token.avg": schemas.TTFT, "time_to_first_output_token.avg": schemas.TTFTAnswer, "inter_token_latency.avg": schemas.TPOT,
+		"inter_chunk_latency.avg": schemas.ITLChunk, "output_sequence_length.avg": schemas.OutputTokens, "output_token_count.avg": schemas.AnswerTokens,
+		"request_throughput.avg": schemas.RequestThroughputSpan, "output_token_throughput.avg": schemas.OutputTokenThroughputSpan,
+		"prefill_throughput_per_user.avg": schemas.PrefillRatePerUser, "total_osl.avg": schemas.OutputTokens, "error_isl.avg": schemas.InputTokensFailed,
 	} {
 		found := false
 		for _, m := range r.Metrics {
@@ -170,11 +170,11 @@ func TestDefinitions(t *testing.T) {
 			t.Errorf("%s not ingested", native)
 		}
 	}
-	if m := metric(t, r, id, "output_tokens", "sum", -1, "reported"); m.Value.V != 259 {
+	if m := metric(t, r, id, schemas.OutputTokens, "sum", -1, "reported"); m.Value.V != 259 {
 		t.Errorf("total_osl: %+v", m)
 	}
 	// Reasoning requests: TTFT (any content) comes before the first answer.
-	if m, a := metric(t, r, id, "ttft", "max", -1, "reported"), metric(t, r, id, "ttft_answer", "max", -1, "reported"); !(m.Value.V < a.Value.V) {
+	if m, a := metric(t, r, id, schemas.TTFT, "max", -1, "reported"), metric(t, r, id, schemas.TTFTAnswer, "max", -1, "reported"); !(m.Value.V < a.Value.V) {
 		t.Errorf("ttft %v, ttft_answer %v", m.Value, a.Value)
 	}
 }
@@ -210,14 +210,14 @@ func TestSideBySide(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mean := map[string]map[string]float64{} // tool -> metric -> mean
+	mean := map[string]map[schemas.MetricID]float64{} // tool -> metric -> mean
 	for _, r := range runs {
-		mean[r.Run.Tool] = map[string]float64{}
+		mean[r.Run.Tool] = map[schemas.MetricID]float64{}
 		for id, xs := range r.Values {
 			mean[r.Run.Tool][id] = stats.Mean(xs)
 		}
 	}
-	for _, id := range []string{"ttft", "tpot", "itl_chunk", "e2e"} {
+	for _, id := range []schemas.MetricID{schemas.TTFT, schemas.TPOT, schemas.ITLChunk, schemas.E2E} {
 		a, okA := mean["aiperf"][id]
 		v, okV := mean["vllm"][id]
 		if !okA || !okV || math.Abs(a-v) > 1e-9*math.Abs(v) {
@@ -225,25 +225,25 @@ func TestSideBySide(t *testing.T) {
 		}
 	}
 	// The definitions behind the IDs, as `verdict show` prints them.
-	if d := schemas.MustLookup("itl_chunk"); d.Level != schemas.LevelChunk {
+	if d := schemas.MustLookup(schemas.ITLChunk); d.Level != schemas.LevelChunk {
 		t.Errorf("itl_chunk level %s", d.Level)
 	}
-	natives := map[string][]string{}
-	for _, id := range []string{"ttft", "tpot", "itl_chunk", "tpot_answer", "ttft_answer"} {
+	natives := map[schemas.MetricID][]string{}
+	for _, id := range []schemas.MetricID{schemas.TTFT, schemas.TPOT, schemas.ITLChunk, schemas.TPOTAnswer, schemas.TTFTAnswer} {
 		for _, n := range schemas.MustLookup(id).Reported {
 			natives[id] = append(natives[id], n.Tool+":"+n.Names)
 		}
 	}
-	joined := func(id string) string { return strings.Join(natives[id], " | ") }
+	joined := func(id schemas.MetricID) string { return strings.Join(natives[id], " | ") }
 	switch {
-	case !strings.Contains(joined("tpot"), "aiperf:inter_token_latency") || !strings.Contains(joined("tpot"), "vllm:"):
-		t.Errorf("tpot natives: %s", joined("tpot"))
-	case !strings.Contains(joined("itl_chunk"), "aiperf:inter_chunk_latency") || !strings.Contains(joined("itl_chunk"), "vllm:itls"):
-		t.Errorf("itl_chunk natives: %s", joined("itl_chunk"))
-	case !strings.Contains(joined("tpot_answer"), "genai-perf:inter_token_latency"):
-		t.Errorf("tpot_answer natives: %s", joined("tpot_answer"))
-	case !strings.Contains(joined("ttft_answer"), "aiperf:time_to_first_output_token") || !strings.Contains(joined("ttft_answer"), "genai-perf:time_to_first_token"):
-		t.Errorf("ttft_answer natives: %s", joined("ttft_answer"))
+	case !strings.Contains(joined(schemas.TPOT), "aiperf:inter_token_latency") || !strings.Contains(joined(schemas.TPOT), "vllm:"):
+		t.Errorf("tpot natives: %s", joined(schemas.TPOT))
+	case !strings.Contains(joined(schemas.ITLChunk), "aiperf:inter_chunk_latency") || !strings.Contains(joined(schemas.ITLChunk), "vllm:itls"):
+		t.Errorf("itl_chunk natives: %s", joined(schemas.ITLChunk))
+	case !strings.Contains(joined(schemas.TPOTAnswer), "genai-perf:inter_token_latency"):
+		t.Errorf("tpot_answer natives: %s", joined(schemas.TPOTAnswer))
+	case !strings.Contains(joined(schemas.TTFTAnswer), "aiperf:time_to_first_output_token") || !strings.Contains(joined(schemas.TTFTAnswer), "genai-perf:time_to_first_token"):
+		t.Errorf("ttft_answer natives: %s", joined(schemas.TTFTAnswer))
 	}
 }
 
@@ -287,10 +287,11 @@ func TestRecordsBad(t *testing.T) {
 func TestSharedCorpus(t *testing.T) {
 	dir := ingesttest.SharedDir(t, "aiperf")
 	type check struct {
-		id, stat string
-		pct      float64
-		source   string
-		want     float64
+		id     schemas.MetricID
+		stat   string
+		pct    float64
+		source string
+		want   float64
 	}
 	cases := []struct {
 		file, format, version string
@@ -298,24 +299,24 @@ func TestSharedCorpus(t *testing.T) {
 		checks                []check
 	}{
 		{"v0.1.1-dev_records-format_profile_export_aiperf.json", "aiperf-json", "0.1.x", 0, 0,
-			[]check{{"ttft", "mean", -1, "reported", 2.343219436988764}, {"ttst", "p", 99, "reported", 0.14291884412},
-				{"tpot", "median", -1, "reported", 0.027615130366666666}, {"itl_chunk", "p", 95, "reported", 0.0316586686},
-				{"answer_tokens", "mean", -1, "reported", 61.06666666666667}, {"reasoning_tokens", "sum", -1, "reported", 19792},
-				{"request_throughput_span", "value", -1, "reported", 9.551622221540914}}},
+			[]check{{schemas.TTFT, "mean", -1, "reported", 2.343219436988764}, {schemas.TTST, "p", 99, "reported", 0.14291884412},
+				{schemas.TPOT, "median", -1, "reported", 0.027615130366666666}, {schemas.ITLChunk, "p", 95, "reported", 0.0316586686},
+				{schemas.AnswerTokens, "mean", -1, "reported", 61.06666666666667}, {schemas.ReasoningTokens, "sum", -1, "reported", 19792},
+				{schemas.RequestThroughputSpan, "value", -1, "reported", 9.551622221540914}}},
 		{"v0.2.x_qwen3-0.6b_c1_profile_export_aiperf.json", "aiperf-json", "0.2.x", 0, 0,
-			[]check{{"ttft", "p", 10, "reported", 0.029051044199999996}, {"ttft_answer", "max", -1, "reported", 0.034717433},
-				{"output_token_rate_per_user", "mean", -1, "reported", 54.96763210350922}, {"prefill_rate_per_user", "std", -1, "reported", 141.77943729060345},
-				{"output_tokens", "sum", -1, "reported", 12799}, {"output_token_throughput_span", "value", -1, "reported", 50.08213863971112}}},
+			[]check{{schemas.TTFT, "p", 10, "reported", 0.029051044199999996}, {schemas.TTFTAnswer, "max", -1, "reported", 0.034717433},
+				{schemas.OutputTokenRatePerUser, "mean", -1, "reported", 54.96763210350922}, {schemas.PrefillRatePerUser, "std", -1, "reported", 141.77943729060345},
+				{schemas.OutputTokens, "sum", -1, "reported", 12799}, {schemas.OutputTokenThroughputSpan, "value", -1, "reported", 50.08213863971112}}},
 		{"v0.2.x_qwen3-0.6b_c1_profile_export.jsonl", "aiperf-records", "0.2.x or later", 10, 0,
-			[]check{{"output_tokens", "sum", -1, "computed", 2000}}},
+			[]check{{schemas.OutputTokens, "sum", -1, "computed", 2000}}},
 		{"v0.2.x_qwen3-0.6b_c1_gpu_telemetry_export.jsonl", "aiperf-gpu-telemetry", "0.2.x or later", 0, 20, nil},
 		{"v0.8.0_mock-model_c4_nonstreaming_profile_export_aiperf.json", "aiperf-json", "0.8.0", 0, 0,
-			[]check{{"e2e", "p", 95, "reported", 0.010865638499999939}, {"e2e_output_token_rate", "mean", -1, "reported", 818779.8208254927},
-				{"input_tokens_usage_diff", "max", -1, "reported", 0.17272727272727273}, {"usage_discrepancy_requests", "value", -1, "reported", 2},
-				{"total_token_throughput_span", "value", -1, "reported", 2042654.398625265}}},
+			[]check{{schemas.E2E, "p", 95, "reported", 0.010865638499999939}, {schemas.E2EOutputTokenRate, "mean", -1, "reported", 818779.8208254927},
+				{schemas.InputTokensUsageDiff, "max", -1, "reported", 0.17272727272727273}, {schemas.UsageDiscrepancyRequests, "value", -1, "reported", 2},
+				{schemas.TotalTokenThroughputSpan, "value", -1, "reported", 2042654.398625265}}},
 		{"v0.8.0_mock-model_c4_nonstreaming_profile_export_aiperf.csv", "aiperf-csv", "0.7.x or later", 0, 0,
-			[]check{{"e2e", "mean", -1, "reported", 0.00152}, {"output_tokens", "sum", -1, "reported", 35277}, {"e2e_output_token_rate", "sum", -1, "reported", 52401908.53},
-				{"output_tokens_usage_diff", "mean", -1, "reported", 0.0353}, {"request_throughput_span", "value", -1, "reported", 1854.93}}},
+			[]check{{schemas.E2E, "mean", -1, "reported", 0.00152}, {schemas.OutputTokens, "sum", -1, "reported", 35277}, {schemas.E2EOutputTokenRate, "sum", -1, "reported", 52401908.53},
+				{schemas.OutputTokensUsageDiff, "mean", -1, "reported", 0.0353}, {schemas.RequestThroughputSpan, "value", -1, "reported", 1854.93}}},
 	}
 	for _, c := range cases {
 		t.Run(c.file, func(t *testing.T) {

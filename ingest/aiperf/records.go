@@ -857,13 +857,13 @@ func (r *recordReader) emitComputed(reported []schemas.Metric) error {
 	}
 	var out []schemas.Metric
 	for _, s := range []struct {
-		id string
+		id schemas.MetricID
 		f  *spill.Floats
 	}{
-		{"ttft", &c.ttft}, {"ttft_answer", &c.ttfo}, {"ttst", &c.ttst}, {"itl_chunk", &c.itl}, {"tpot", &c.tpot},
-		{"output_token_rate_per_user", &c.tps}, {"e2e", &c.e2e}, {"input_tokens", &c.isl}, {"output_tokens", &c.osl},
-		{"answer_tokens", &c.answer}, {"reasoning_tokens", &c.reasoning}, {"e2e_output_token_rate", &c.e2eRate},
-		{"prefill_rate_per_user", &c.prefill}, {"input_tokens_failed", &c.errISL},
+		{schemas.TTFT, &c.ttft}, {schemas.TTFTAnswer, &c.ttfo}, {schemas.TTST, &c.ttst}, {schemas.ITLChunk, &c.itl}, {schemas.TPOT, &c.tpot},
+		{schemas.OutputTokenRatePerUser, &c.tps}, {schemas.E2E, &c.e2e}, {schemas.InputTokens, &c.isl}, {schemas.OutputTokens, &c.osl},
+		{schemas.AnswerTokens, &c.answer}, {schemas.ReasoningTokens, &c.reasoning}, {schemas.E2EOutputTokenRate, &c.e2eRate},
+		{schemas.PrefillRatePerUser, &c.prefill}, {schemas.InputTokensFailed, &c.errISL},
 	} {
 		ms, err := distribution(base, s.id, s.f)
 		if err != nil {
@@ -871,34 +871,34 @@ func (r *recordReader) emitComputed(reported []schemas.Metric) error {
 		}
 		out = append(out, ms...)
 	}
-	value := func(id, stat string, v float64, n int64) {
+	value := func(id schemas.MetricID, stat string, v float64, n int64) {
 		m := base
 		m.MetricID, m.Stat, m.Unit, m.Value, m.N = id, stat, schemas.MustLookup(id).Unit, schemas.Some(v), schemas.Some(n)
 		out = append(out, m)
 	}
 	if c.haveISL {
-		value("input_tokens", schemas.StatSum, float64(c.sumISL), c.ok)
+		value(schemas.InputTokens, schemas.StatSum, float64(c.sumISL), c.ok)
 	}
 	if c.haveOSL {
-		value("output_tokens", schemas.StatSum, float64(c.sumOSL), c.ok)
+		value(schemas.OutputTokens, schemas.StatSum, float64(c.sumOSL), c.ok)
 	}
 	if c.haveAnswer {
-		value("answer_tokens", schemas.StatSum, float64(c.sumAnswer), c.ok)
+		value(schemas.AnswerTokens, schemas.StatSum, float64(c.sumAnswer), c.ok)
 	}
 	if c.haveRsn {
-		value("reasoning_tokens", schemas.StatSum, float64(c.sumReason), c.ok)
+		value(schemas.ReasoningTokens, schemas.StatSum, float64(c.sumReason), c.ok)
 	}
 	if c.errISL.Len() > 0 {
-		value("input_tokens_failed", schemas.StatSum, float64(c.sumErrISL), c.failed)
+		value(schemas.InputTokensFailed, schemas.StatSum, float64(c.sumErrISL), c.failed)
 	}
 	if c.ok > 0 && c.maxEnd > c.minStart {
 		d := float64(c.maxEnd-c.minStart) / 1e9
-		value("request_throughput_span", schemas.StatValue, float64(c.ok)/d, c.ok)
+		value(schemas.RequestThroughputSpan, schemas.StatValue, float64(c.ok)/d, c.ok)
 		if c.haveOSL {
-			value("output_token_throughput_span", schemas.StatValue, float64(c.sumOSL)/d, c.ok)
+			value(schemas.OutputTokenThroughputSpan, schemas.StatValue, float64(c.sumOSL)/d, c.ok)
 		}
 		if c.haveISL && c.haveOSL {
-			value("total_token_throughput_span", schemas.StatValue, float64(c.sumISL+c.sumOSL)/d, c.ok)
+			value(schemas.TotalTokenThroughputSpan, schemas.StatValue, float64(c.sumISL+c.sumOSL)/d, c.ok)
 		}
 	}
 	for i := range out {
@@ -913,7 +913,7 @@ func (r *recordReader) emitComputed(reported []schemas.Metric) error {
 }
 
 // distribution computes the statistics AIPerf reports for one metric.
-func distribution(base schemas.Metric, id string, f *spill.Floats) ([]schemas.Metric, error) {
+func distribution(base schemas.Metric, id schemas.MetricID, f *spill.Floats) ([]schemas.Metric, error) {
 	if f.Len() == 0 {
 		return nil, nil
 	}

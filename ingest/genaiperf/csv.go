@@ -347,7 +347,7 @@ func (rs *runState) csvStats(path string, sec csvSection, sink ingest.Sink) erro
 				rs.csvReject(sink, r, i, field, "unknown statistic column "+col)
 				continue
 			}
-			if t.id == "answer_tokens" && m.Stat == schemas.StatMean {
+			if t.id == schemas.AnswerTokens && m.Stat == schemas.StatMean {
 				rs.osl = schemas.Some(f / scale)
 			}
 			if notStreamed && streamingOnly[t.id] {
@@ -406,7 +406,7 @@ func (rs *runState) csvSystem(path string, sec csvSection, sink ingest.Sink) err
 		}
 		m := schemas.Metric{RunID: rs.run.ID, MetricID: t.id, Stat: schemas.StatValue, Source: schemas.SourceReported,
 			Unit: def.Unit, NativeName: r.fields[0], Value: schemas.Some(f / scale), Note: rs.oslNote(t.id)}
-		if t.id == "output_token_throughput_span_answer" {
+		if t.id == schemas.OutputTokenThroughputSpanAnswer {
 			rs.outThru = m.Value
 		}
 		if err := rs.emit(sink, &m); err != nil {

@@ -43,7 +43,7 @@ func read(t *testing.T, name string) *ingesttest.Result {
 	return r
 }
 
-func metric(t *testing.T, r *ingesttest.Result, run, id, stat string, pct float64, source string) schemas.Metric {
+func metric(t *testing.T, r *ingesttest.Result, run string, id schemas.MetricID, stat string, pct float64, source string) schemas.Metric {
 	t.Helper()
 	m, ok := r.Metric(run, id, stat, pct, source)
 	if !ok {
@@ -108,7 +108,7 @@ func TestDirAgreement(t *testing.T) {
 		t.Errorf("only %d statistics compared", n)
 	}
 	// GenAI-Perf's request throughput counts the request without content.
-	thr := metric(t, r, run.ID, "request_throughput_span_all", "value", -1, "computed")
+	thr := metric(t, r, run.ID, schemas.RequestThroughputSpanAll, "value", -1, "computed")
 	if thr.N.V != 14 || run.Completed.V != 13 || run.Failed.V != 1 {
 		t.Errorf("throughput over %v requests, completed %v, failed %v", thr.N, run.Completed, run.Failed)
 	}
@@ -125,13 +125,13 @@ func TestDirAgreement(t *testing.T) {
 		t.Errorf("request 5 (no content): %+v", q)
 	}
 	// ITL is a per-request TPOT over answer tokens, not a chunk gap.
-	if m := metric(t, r, run.ID, "tpot_answer", "mean", -1, "reported"); m.NativeName != "inter_token_latency.avg" {
+	if m := metric(t, r, run.ID, schemas.TPOTAnswer, "mean", -1, "reported"); m.NativeName != "inter_token_latency.avg" {
 		t.Errorf("ITL: %+v", m)
 	}
-	if _, ok := r.Metric(run.ID, "itl_chunk", "mean", -1, "reported"); ok {
+	if _, ok := r.Metric(run.ID, schemas.ITLChunk, "mean", -1, "reported"); ok {
 		t.Error("GenAI-Perf's ITL was stored as a per-chunk ITL")
 	}
-	if m := metric(t, r, run.ID, "itl_chunk", "mean", -1, "computed"); !m.Value.OK || m.N.V < 100 {
+	if m := metric(t, r, run.ID, schemas.ITLChunk, "mean", -1, "computed"); !m.Value.OK || m.N.V < 100 {
 		t.Errorf("per-chunk gaps from the raw export: %+v", m)
 	}
 }
@@ -144,20 +144,20 @@ func TestSemantics(t *testing.T) {
 	if run.ToolVersion != "0.0.3" || !strings.Contains(strings.Join(run.Flags, ","), "itl_per_chunk_per_token") {
 		t.Errorf("0.0.3 run: %s %v", run.ToolVersion, run.Flags)
 	}
-	if m := metric(t, r, run.ID, "itl_chunk_per_token", "mean", -1, "reported"); m.Value.V != 0.001641253 {
+	if m := metric(t, r, run.ID, schemas.ITLChunkPerToken, "mean", -1, "reported"); m.Value.V != 0.001641253 {
 		t.Errorf("ns ITL: %+v", m)
 	}
-	if m := metric(t, r, run.ID, "answer_tokens", "mean", -1, "reported"); m.NativeName != "num_output_token.avg" || m.Value.V != 57 {
+	if m := metric(t, r, run.ID, schemas.AnswerTokens, "mean", -1, "reported"); m.NativeName != "num_output_token.avg" || m.Value.V != 57 {
 		t.Errorf("num_output_token: %+v", m)
 	}
 	// Non-streaming: TTFT is the latency and stored as not measured;
 	// sessions become runs of their own.
 	r = read(t, "v0.0.13_sessions_nonstreaming.json")
 	run = r.Runs[0]
-	if m := metric(t, r, run.ID, "ttft_answer", "mean", -1, "reported"); m.Value.OK || !strings.Contains(m.Note, "not measured") {
+	if m := metric(t, r, run.ID, schemas.TTFTAnswer, "mean", -1, "reported"); m.Value.OK || !strings.Contains(m.Note, "not measured") {
 		t.Errorf("non-streaming TTFT: %+v", m)
 	}
-	if m := metric(t, r, run.ID, "e2e", "mean", -1, "reported"); m.Value.V != 1.2505 {
+	if m := metric(t, r, run.ID, schemas.E2E, "mean", -1, "reported"); m.Value.V != 1.2505 {
 		t.Errorf("latency: %+v", m)
 	}
 	if len(r.Runs) != 3 || r.Runs[1].Labels["session_id"] != "session-a" || r.Runs[2].Labels["session_of"] != run.ID {
@@ -176,10 +176,10 @@ func TestSemantics(t *testing.T) {
 	if strings.Join(got, "; ") != want {
 		t.Errorf("rejections:\n got %s\nwant %s", strings.Join(got, "; "), want)
 	}
-	if m := metric(t, r, r.Runs[0].ID, "ttft_answer", "p", 99, "reported"); m.Value.V != 3.45797 {
+	if m := metric(t, r, r.Runs[0].ID, schemas.TTFTAnswer, "p", 99, "reported"); m.Value.V != 3.45797 {
 		t.Errorf("thousands separator: %+v", m)
 	}
-	if _, ok := r.Metric(r.Runs[0].ID, "ttft_answer", "max", -1, "reported"); ok {
+	if _, ok := r.Metric(r.Runs[0].ID, schemas.TTFTAnswer, "max", -1, "reported"); ok {
 		t.Error("N/A became a value")
 	}
 }
@@ -216,9 +216,10 @@ func TestRawEdgeCases(t *testing.T) {
 func TestSharedCorpus(t *testing.T) {
 	dir := ingesttest.SharedDir(t, "genai-perf")
 	type check struct {
-		id, stat string
-		pct      float64
-		want     float64 // NaN: the value must be missing, with a note
+		id   schemas.MetricID
+		stat string
+		pct  float64
+		want float64 // NaN: the value must be missing, with a note
 	}
 	cases := []struct {
 		file, format, version string
@@ -227,20 +228,20 @@ func TestSharedCorpus(t *testing.T) {
 		checks                []check
 	}{
 		{"v0.0.2dev_profile_export_genai_perf.csv", "genai-perf-csv", "0.0.3 or earlier", true, []string{"itl_per_chunk_per_token"},
-			[]check{{"ttft_answer", "mean", -1, 0.005964158}, {"itl_chunk_per_token", "p", 99, 0.002004229},
-				{"answer_tokens", "max", -1, 104}, {"request_throughput_span_all", "value", -1, 10.95}}},
+			[]check{{schemas.TTFTAnswer, "mean", -1, 0.005964158}, {schemas.ITLChunkPerToken, "p", 99, 0.002004229},
+				{schemas.AnswerTokens, "max", -1, 104}, {schemas.RequestThroughputSpanAll, "value", -1, 10.95}}},
 		{"v0.0.9_issue298_kserve-trtllm_c100_streaming_profile_export_genai_perf.json", "genai-perf-json", "0.0.9", true,
 			[]string{"itl_counts_single_chunk_requests_as_zero", "streaming_osl_inflated"},
-			[]check{{"ttft_answer", "p", 99, 0.42502943662}, {"tpot_answer", "mean", -1, 0.0021767344516666665},
-				{"answer_tokens", "mean", -1, 2565.855}, {"e2e_output_token_rate_answer", "median", -1, 444.1575106746062},
-				{"output_token_throughput_span_answer", "value", -1, 44190.56002502682}}},
+			[]check{{schemas.TTFTAnswer, "p", 99, 0.42502943662}, {schemas.TPOTAnswer, "mean", -1, 0.0021767344516666665},
+				{schemas.AnswerTokens, "mean", -1, 2565.855}, {schemas.E2EOutputTokenRateAnswer, "median", -1, 444.1575106746062},
+				{schemas.OutputTokenThroughputSpanAnswer, "value", -1, 44190.56002502682}}},
 		{"v0.0.9_issue298_kserve-trtllm_c100_nonstreaming_profile_export_genai_perf.json", "genai-perf-json", "0.0.9", false, nil,
-			[]check{{"ttft_answer", "mean", -1, math.NaN()}, {"e2e", "mean", -1, 4.6106156361171425},
-				{"request_throughput_span_all", "value", -1, 21.621765653636075}, {"input_tokens", "std", -1, 19.752151781514844}}},
+			[]check{{schemas.TTFTAnswer, "mean", -1, math.NaN()}, {schemas.E2E, "mean", -1, 4.6106156361171425},
+				{schemas.RequestThroughputSpanAll, "value", -1, 21.621765653636075}, {schemas.InputTokens, "std", -1, 19.752151781514844}}},
 		{"v0.0.10-12_cloudai-doc_dynamo_profile_export_genai_perf.csv", "genai-perf-csv", "0.0.10-0.0.12", true,
 			[]string{"itl_counts_single_chunk_requests_as_zero"},
-			[]check{{"ttft_answer", "mean", -1, 1.14631}, {"e2e", "p", 99, 9.43613}, {"ttst_answer", "min", -1, 0},
-				{"input_tokens", "mean", -1, 3000.05}, {"output_token_throughput_span_answer", "value", -1, 261.25}}},
+			[]check{{schemas.TTFTAnswer, "mean", -1, 1.14631}, {schemas.E2E, "p", 99, 9.43613}, {schemas.TTSTAnswer, "min", -1, 0},
+				{schemas.InputTokens, "mean", -1, 3000.05}, {schemas.OutputTokenThroughputSpanAnswer, "value", -1, 261.25}}},
 	}
 	for _, c := range cases {
 		t.Run(c.file, func(t *testing.T) {
@@ -274,7 +275,7 @@ func TestSharedCorpus(t *testing.T) {
 				if !strings.Contains(strings.Join(r.Warnings, "\n"), "perf_analyzer#298") {
 					t.Errorf("no warning about the OSL bug: %q", r.Warnings)
 				}
-				if m := metric(t, r, run.ID, "answer_tokens", "mean", -1, "reported"); !strings.Contains(m.Note, "5x") {
+				if m := metric(t, r, run.ID, schemas.AnswerTokens, "mean", -1, "reported"); !strings.Contains(m.Note, "5x") {
 					t.Errorf("OSL note: %q", m.Note)
 				}
 			}

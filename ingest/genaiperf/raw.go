@@ -766,14 +766,15 @@ func (r *rawReader) computed(e *rawExp, dur float64) error {
 	}
 	var out []schemas.Metric
 	for _, s := range []struct {
-		id, note string
-		f        *spill.Floats
+		id   schemas.MetricID
+		note string
+		f    *spill.Floats
 	}{
-		{"e2e", "GenAI-Perf's request_latency: to the last answer chunk, over requests with answer content", &e.gapE2E},
-		{"ttft_answer", "", &e.gapTTFT},
-		{"ttst_answer", "", &e.gapTTST},
-		{"ttft", "", &e.ttft},
-		{"itl_chunk", "gaps between responses carrying output", &e.itl},
+		{schemas.E2E, "GenAI-Perf's request_latency: to the last answer chunk, over requests with answer content", &e.gapE2E},
+		{schemas.TTFTAnswer, "", &e.gapTTFT},
+		{schemas.TTSTAnswer, "", &e.gapTTST},
+		{schemas.TTFT, "", &e.ttft},
+		{schemas.ITLChunk, "gaps between responses carrying output", &e.itl},
 	} {
 		if s.f.Len() == 0 {
 			continue
@@ -805,7 +806,7 @@ func (r *rawReader) computed(e *rawExp, dur float64) error {
 	}
 	if dur > 0 {
 		m := base
-		m.MetricID, m.Stat, m.Unit = "request_throughput_span_all", schemas.StatValue, schemas.UnitRequestsPerSecond
+		m.MetricID, m.Stat, m.Unit = schemas.RequestThroughputSpanAll, schemas.StatValue, schemas.UnitRequestsPerSecond
 		m.Value, m.N = schemas.Some(float64(e.all)/dur), schemas.Some(e.all)
 		out = append(out, m)
 	}

@@ -94,13 +94,13 @@ func (rs *runState) settle(sink ingest.Sink) {
 			rs.flag("streaming_osl_may_be_inflated")
 		}
 	}
-	if rs.goodput != "" || hasMetric(rs.reported, "goodput_span") {
+	if rs.goodput != "" || hasMetric(rs.reported, schemas.GoodputSpan) {
 		rs.flag("goodput_may_mispair_slos")
 	}
 	slices.Sort(rs.run.Flags)
 }
 
-func hasMetric(ms []schemas.Metric, id string) bool {
+func hasMetric(ms []schemas.Metric, id schemas.MetricID) bool {
 	for _, m := range ms {
 		if m.MetricID == id {
 			return true
@@ -110,12 +110,12 @@ func hasMetric(ms []schemas.Metric, id string) bool {
 }
 
 // oslNote is the note put on metrics the output-length bug inflates.
-func (rs *runState) oslNote(id string) string {
+func (rs *runState) oslNote(id schemas.MetricID) string {
 	if !slices.Contains(rs.run.Flags, "streaming_osl_inflated") {
 		return ""
 	}
 	switch id {
-	case "answer_tokens", "output_token_throughput_span_answer", "tpot_answer", "e2e_output_token_rate_answer", "output_token_rate_per_user_answer":
+	case schemas.AnswerTokens, schemas.OutputTokenThroughputSpanAnswer, schemas.TPOTAnswer, schemas.E2EOutputTokenRateAnswer, schemas.OutputTokenRatePerUserAnswer:
 		return "about 5x too large: GenAI-Perf 0.0.8-0.0.9 streaming output-length bug (perf_analyzer#298)"
 	}
 	return ""

@@ -31,7 +31,7 @@ func (s *summary) emitRuns(sink ingest.Sink) error {
 
 // target is what a metric block maps to.
 type target struct {
-	id  string
+	id  schemas.MetricID
 	avg string // the statistic "avg" is
 }
 
@@ -40,37 +40,37 @@ type target struct {
 func summaryTarget(key string, vs versions) (target, bool) {
 	switch key {
 	case "request_throughput":
-		return target{"request_throughput_span_all", schemas.StatValue}, true
+		return target{schemas.RequestThroughputSpanAll, schemas.StatValue}, true
 	case "request_goodput":
-		return target{"goodput_span", schemas.StatValue}, true
+		return target{schemas.GoodputSpan, schemas.StatValue}, true
 	case "request_latency":
-		return target{"e2e", schemas.StatMean}, true
+		return target{schemas.E2E, schemas.StatMean}, true
 	case "time_to_first_token":
-		return target{"ttft_answer", schemas.StatMean}, true
+		return target{schemas.TTFTAnswer, schemas.StatMean}, true
 	case "time_to_second_token":
-		return target{"ttst_answer", schemas.StatMean}, true
+		return target{schemas.TTSTAnswer, schemas.StatMean}, true
 	case "inter_token_latency":
 		if vs.within("0.0.1", "0.0.3") {
-			return target{"itl_chunk_per_token", schemas.StatMean}, true
+			return target{schemas.ITLChunkPerToken, schemas.StatMean}, true
 		}
-		return target{"tpot_answer", schemas.StatMean}, true
+		return target{schemas.TPOTAnswer, schemas.StatMean}, true
 	case "output_token_throughput":
-		return target{"output_token_throughput_span_answer", schemas.StatValue}, true
+		return target{schemas.OutputTokenThroughputSpanAnswer, schemas.StatValue}, true
 	case "output_token_throughput_per_user":
-		return target{"output_token_rate_per_user_answer", schemas.StatMean}, true
+		return target{schemas.OutputTokenRatePerUserAnswer, schemas.StatMean}, true
 	case "output_token_throughput_per_request":
-		return target{"e2e_output_token_rate_answer", schemas.StatMean}, true
+		return target{schemas.E2EOutputTokenRateAnswer, schemas.StatMean}, true
 	case "output_sequence_length", "num_output_token":
-		return target{"answer_tokens", schemas.StatMean}, true
+		return target{schemas.AnswerTokens, schemas.StatMean}, true
 	case "input_sequence_length", "num_input_token":
-		return target{"input_tokens", schemas.StatMean}, true
+		return target{schemas.InputTokens, schemas.StatMean}, true
 	}
 	return target{}, false
 }
 
 // streamingOnly are the metrics a non-streaming run cannot measure.
-var streamingOnly = map[string]bool{"ttft_answer": true, "ttst_answer": true, "tpot_answer": true,
-	"itl_chunk_per_token": true, "output_token_rate_per_user_answer": true}
+var streamingOnly = map[schemas.MetricID]bool{schemas.TTFTAnswer: true, schemas.TTSTAnswer: true, schemas.TPOTAnswer: true,
+	schemas.ITLChunkPerToken: true, schemas.OutputTokenRatePerUserAnswer: true}
 
 var timeKeys = []string{"request_latency", "time_to_first_token", "time_to_second_token", "inter_token_latency"}
 
@@ -284,7 +284,7 @@ func (rs *runState) blocks(path string, root *jtree.Node, sink ingest.Sink) erro
 		}
 		spec := jtree.Spec{RunID: rs.run.ID, MetricID: t.id, Native: m.Key, Div: sc.Div, AvgStat: t.avg,
 			Record: rs.record, Note: rs.oslNote(t.id)}
-		if t.id == "answer_tokens" || t.id == "input_tokens" || t.id == "e2e" || t.id == "e2e_output_token_rate_answer" {
+		if t.id == schemas.AnswerTokens || t.id == schemas.InputTokens || t.id == schemas.E2E || t.id == schemas.E2EOutputTokenRateAnswer {
 			spec.N = rs.reqCount
 		}
 		if notStreamed && streamingOnly[t.id] {

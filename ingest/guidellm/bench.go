@@ -326,7 +326,7 @@ func firstNonEmpty(ss ...string) string {
 // A distMap says which definition a GuideLLM distribution reports.
 type distMap struct {
 	key   string
-	id    string
+	id    schemas.MetricID
 	scale float64 // to the definition's unit
 }
 
@@ -334,15 +334,15 @@ type distMap struct {
 func (r *benchReader) distMaps() []distMap {
 	if r.gen == genA {
 		return []distMap{
-			{"request_latency", "e2e", 1}, {"time_to_first_token_ms", "ttft", 1e-3},
-			{"inter_token_latency_ms", "tpot", 1e-3}, {"time_per_output_token_ms", "decode_time_per_output_token", 1e-3},
-			{"prompt_token_count", "input_tokens", 1}, {"output_token_count", "output_tokens", 1},
+			{"request_latency", schemas.E2E, 1}, {"time_to_first_token_ms", schemas.TTFT, 1e-3},
+			{"inter_token_latency_ms", schemas.TPOT, 1e-3}, {"time_per_output_token_ms", schemas.DecodeTimePerOutputToken, 1e-3},
+			{"prompt_token_count", schemas.InputTokens, 1}, {"output_token_count", schemas.OutputTokens, 1},
 		}
 	}
 	return []distMap{
-		{"request_latency", "e2e", 1}, {"time_to_first_token_ms", "ttft", 1e-3}, {"time_to_first_output_token_ms", "ttft_answer", 1e-3},
-		{"inter_token_latency_ms", "tpot_token_weighted", 1e-3}, {"time_per_output_token_ms", "tpot_incl_ttft_token_weighted", 1e-3},
-		{"prompt_token_count", "input_tokens", 1}, {"output_token_count", "output_tokens", 1},
+		{"request_latency", schemas.E2E, 1}, {"time_to_first_token_ms", schemas.TTFT, 1e-3}, {"time_to_first_output_token_ms", schemas.TTFTAnswer, 1e-3},
+		{"inter_token_latency_ms", schemas.TPOTTokenWeighted, 1e-3}, {"time_per_output_token_ms", schemas.TPOTInclTTFTTokenWeighted, 1e-3},
+		{"prompt_token_count", schemas.InputTokens, 1}, {"output_token_count", schemas.OutputTokens, 1},
 	}
 }
 
@@ -350,11 +350,11 @@ func (r *benchReader) distMaps() []distMap {
 // stored.
 func (r *benchReader) rateMaps() []distMap {
 	if r.gen == genA {
-		return []distMap{{"requests_per_second", "request_throughput_span", 1},
-			{"output_tokens_per_second", "output_token_throughput_span", 1}, {"tokens_per_second", "total_token_throughput_span", 1}}
+		return []distMap{{"requests_per_second", schemas.RequestThroughputSpan, 1},
+			{"output_tokens_per_second", schemas.OutputTokenThroughputSpan, 1}, {"tokens_per_second", schemas.TotalTokenThroughputSpan, 1}}
 	}
-	return []distMap{{"requests_per_second", "request_throughput_measured", 1},
-		{"output_tokens_per_second", "output_token_throughput_token_events", 1}, {"tokens_per_second", "total_token_throughput_token_events", 1}}
+	return []distMap{{"requests_per_second", schemas.RequestThroughputMeasured, 1},
+		{"output_tokens_per_second", schemas.OutputTokenThroughputTokenEvents, 1}, {"tokens_per_second", schemas.TotalTokenThroughputTokenEvents, 1}}
 }
 
 func (r *benchReader) emit(m schemas.Metric) error {
@@ -475,7 +475,7 @@ func (r *benchReader) metrics(run *schemas.Run) error {
 				continue
 			}
 			m := base
-			m.MetricID, m.Stat, m.Method, m.Unit, m.Value, m.NativeName = "concurrency_in_flight", s.stat, s.method, schemas.UnitRequests, schemas.Some(v), "request_concurrency.successful."+s.key
+			m.MetricID, m.Stat, m.Method, m.Unit, m.Value, m.NativeName = schemas.ConcurrencyInFlight, s.stat, s.method, schemas.UnitRequests, schemas.Some(v), "request_concurrency.successful."+s.key
 			if err := r.emit(m); err != nil {
 				return err
 			}

@@ -20,7 +20,7 @@ func Example() {
    "time_to_first_token_ms": {"successful": {"mean": 125.0, "median": 125.0, "std_dev": 0.0, "min": 125.0, "max": 125.0,
      "count": 1, "percentiles": {"p99": 125.0}}}},
   "requests": {"successful": [{"info": {"timings": {"request_start": 10.0, "first_token_iteration": 10.125,
-     "last_token_iteration": 10.5, "request_end": 10.5}}, "prompt_tokens": 8, "output_tokens": 4}],
+     "last_token_iteration": 10.5, "request_end": 10.5}}, "prompt_tokens": 8, schemas.OutputTokens: 4}],
    "errored": [], "incomplete": []},
   "start_time": 10.0, "end_time": 10.5, "duration": 0.5}]}`)
 	r, err := ingesttest.ReadBytes(guidellm.Format{}, "benchmarks.json", data)
@@ -31,7 +31,7 @@ func Example() {
 	fmt.Println(r.Version)
 	fmt.Println(run.Scenario, run.Arrival, run.RequestRate.V, "req/s")
 	for _, m := range r.Metrics {
-		if m.MetricID == "ttft" && m.Stat == schemas.StatP && m.Percentile.V == 99 {
+		if m.MetricID == schemas.TTFT && m.Stat == schemas.StatP && m.Percentile.V == 99 {
 			fmt.Printf("%s p99 = %.3f s (%s, %s)\n", m.MetricID, m.Value.V, m.Method, m.Source)
 		}
 	}

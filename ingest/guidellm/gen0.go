@@ -70,14 +70,15 @@ func (r *benchReader) readGen0(run *schemas.Run) error {
 	base := schemas.Metric{RunID: run.ID, Source: schemas.SourceReported}
 	if len(results.vals) > 0 {
 		for _, s := range []struct {
-			mean, pcts, id string
-			scale          float64
+			mean, pcts string
+			id         schemas.MetricID
+			scale      float64
 		}{
-			{"request_latency", "request_latency_percentiles", "e2e", 1},
-			{"time_to_first_token", "time_to_first_token_percentiles", "ttft", 1e-3},
-			{"inter_token_latency", "inter_token_latency_percentiles", "tpot_token_weighted", 1e-3},
-			{"prompt_token", "prompt_token_percentiles", "input_tokens", 1},
-			{"output_token", "output_token_percentiles", "output_tokens", 1},
+			{"request_latency", "request_latency_percentiles", schemas.E2E, 1},
+			{"time_to_first_token", "time_to_first_token_percentiles", schemas.TTFT, 1e-3},
+			{"inter_token_latency", "inter_token_latency_percentiles", schemas.TPOTTokenWeighted, 1e-3},
+			{"prompt_token", "prompt_token_percentiles", schemas.InputTokens, 1},
+			{"output_token", "output_token_percentiles", schemas.OutputTokens, 1},
 		} {
 			unit := schemas.MustLookup(s.id).Unit
 			if v, ok := r.value(b.get(s.mean), s.mean, true); ok {
@@ -106,7 +107,10 @@ func (r *benchReader) readGen0(run *schemas.Run) error {
 				}
 			}
 		}
-		for _, s := range []struct{ key, id string }{{"completed_request_rate", "request_throughput_span"}, {"output_token_throughput", "output_token_throughput_span"}} {
+		for _, s := range []struct {
+			key string
+			id  schemas.MetricID
+		}{{"completed_request_rate", schemas.RequestThroughputSpan}, {"output_token_throughput", schemas.OutputTokenThroughputSpan}} {
 			if v, ok := r.value(b.get(s.key), s.key, true); ok {
 				m := base
 				m.MetricID, m.Stat, m.Unit, m.Value, m.NativeName = s.id, schemas.StatValue, schemas.MustLookup(s.id).Unit, schemas.Some(v), s.key
@@ -119,7 +123,7 @@ func (r *benchReader) readGen0(run *schemas.Run) error {
 	}
 
 	// Per-request records: every result and error is kept.
-	rc := newRecompute("ttft", "e2e", "tpot_token_weighted", "input_tokens", "output_tokens")
+	rc := newRecompute(schemas.TTFT, schemas.E2E, schemas.TPOTTokenWeighted, schemas.InputTokens, schemas.OutputTokens)
 	origin := math.NaN()
 	if v, ok, err := b.get("start_time").num(); err == nil && ok {
 		origin = v

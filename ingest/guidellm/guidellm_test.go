@@ -49,7 +49,7 @@ func TestGolden(t *testing.T) {
 	}
 }
 
-func metric(t *testing.T, r *ingesttest.Result, run, id, stat string, pct float64, source string) schemas.Metric {
+func metric(t *testing.T, r *ingesttest.Result, run string, id schemas.MetricID, stat string, pct float64, source string) schemas.Metric {
 	t.Helper()
 	m, ok := r.Metric(run, id, stat, pct, source)
 	if !ok {
@@ -96,7 +96,7 @@ func TestSemantics(t *testing.T) {
 	if n := checkAgreement(t, r, 1e-9); n < 40 {
 		t.Errorf("v0.1: only %d statistics compared", n)
 	}
-	if m := metric(t, r, r.Runs[0].ID, "tpot_token_weighted", schemas.StatP, 50, schemas.SourceReported); m.Method != string(stats.Linear) {
+	if m := metric(t, r, r.Runs[0].ID, schemas.TPOTTokenWeighted, schemas.StatP, 50, schemas.SourceReported); m.Method != string(stats.Linear) {
 		t.Errorf("v0.1 percentile method %q", m.Method)
 	}
 	if r.Runs[1].Failed.V != 1 || r.NumRequests != 8 {
@@ -113,10 +113,10 @@ func TestSemantics(t *testing.T) {
 			t.Errorf("run %s: flags %v labels %v", run.ID, run.Flags, run.Labels)
 		}
 	}
-	if m := metric(t, r, r.Runs[0].ID, "decode_time_per_output_token", schemas.StatMean, -1, schemas.SourceReported); math.Abs(m.Value.V-0.00492*127/128) > 1e-15 {
+	if m := metric(t, r, r.Runs[0].ID, schemas.DecodeTimePerOutputToken, schemas.StatMean, -1, schemas.SourceReported); math.Abs(m.Value.V-0.00492*127/128) > 1e-15 {
 		t.Errorf("v0.3 TPOT: %+v", m)
 	}
-	metric(t, r, r.Runs[0].ID, "tpot", schemas.StatP, 99, schemas.SourceReported)
+	metric(t, r, r.Runs[0].ID, schemas.TPOT, schemas.StatP, 99, schemas.SourceReported)
 	for _, m := range r.Metrics {
 		if m.Source == schemas.SourceComputed {
 			t.Fatalf("sampled records were used to recompute %+v", m)
@@ -138,10 +138,10 @@ func TestSemantics(t *testing.T) {
 	if run.Arrival != schemas.ArrivalPoisson || run.RequestRate.V != 2 || run.Completed.V != 6 || run.Failed.V != 1 || run.Labels["incomplete_requests"] != "1" {
 		t.Errorf("v0.5 run: %+v", run)
 	}
-	if m := metric(t, r, run.ID, "tpot_incl_ttft_token_weighted", schemas.StatMean, -1, schemas.SourceReported); m.N.V != 289 {
+	if m := metric(t, r, run.ID, schemas.TPOTInclTTFTTokenWeighted, schemas.StatMean, -1, schemas.SourceReported); m.N.V != 289 {
 		t.Errorf("token-weighted count %v, want the 289 output tokens", m.N)
 	}
-	if m := metric(t, r, run.ID, "tpot_token_weighted", schemas.StatMean, -1, schemas.SourceReported); m.N.V != 283 {
+	if m := metric(t, r, run.ID, schemas.TPOTTokenWeighted, schemas.StatMean, -1, schemas.SourceReported); m.N.V != 283 {
 		t.Errorf("ITL count %v, want 289 - 6 requests", m.N)
 	}
 	if n := checkAgreement(t, r, 1e-9); n < 60 {
@@ -165,7 +165,7 @@ func TestSemantics(t *testing.T) {
 		!slicesContains(run.Flags, "requests_sampled") || !strings.Contains(run.ToolVersion, "0.7.3") || run.Labels["warmup_duration_s"] != "1.5" {
 		t.Errorf("v0.7 run: %+v", run)
 	}
-	metric(t, r, run.ID, "ttft_answer", schemas.StatP, 99, schemas.SourceReported)
+	metric(t, r, run.ID, schemas.TTFTAnswer, schemas.StatP, 99, schemas.SourceReported)
 
 	// Bad rows are rejected with their position; the rest is ingested.
 	r = read(t, "bad_rows.json")
@@ -204,13 +204,13 @@ func TestPercentileVector(t *testing.T) {
 			t.Fatalf("stats.Quantile p%v = %v, want %v", c.p, q, c.want)
 		}
 		for _, src := range []string{schemas.SourceReported, schemas.SourceComputed} {
-			m := metric(t, r, run, "ttft", schemas.StatP, c.p, src)
+			m := metric(t, r, run, schemas.TTFT, schemas.StatP, c.p, src)
 			if math.Abs(m.Value.V-c.want/1000) > 1e-12 || m.Method != string(stats.NearestRankCumulative) {
 				t.Errorf("%s p%v: %v (%s), want %v ms (nearest_rank_cumulative)", src, c.p, m.Value.V, m.Method, c.want)
 			}
 		}
 	}
-	if m := metric(t, r, run, "ttft", schemas.StatMedian, -1, schemas.SourceComputed); math.Abs(m.Value.V-0.05) > 1e-12 {
+	if m := metric(t, r, run, schemas.TTFT, schemas.StatMedian, -1, schemas.SourceComputed); math.Abs(m.Value.V-0.05) > 1e-12 {
 		t.Errorf("median %v, want the lower middle value 50 ms", m.Value.V)
 	}
 }
@@ -237,13 +237,14 @@ func TestSharedCorpus(t *testing.T) {
 		t.Errorf("v0.3 run: %+v", run)
 	}
 	for _, c := range []struct {
-		id, stat  string
+		id        schemas.MetricID
+		stat      string
 		pct, want float64
 	}{
-		{"ttft", schemas.StatMean, -1, 0.016792535781860348}, {"ttft", schemas.StatP, 99, 0.021281957626342773},
-		{"ttft", schemas.StatMedian, -1, 0.01638054847717285}, {"e2e", schemas.StatP, 90, 0.6488735675811768},
-		{"tpot", schemas.StatMean, -1, 0.004941609043733832}, {"decode_time_per_output_token", schemas.StatMean, -1, 0.00490300272307966},
-		{"request_throughput_span", schemas.StatValue, -1, 1.5481806532737452}, {"output_tokens", schemas.StatSum, -1, 5888},
+		{schemas.TTFT, schemas.StatMean, -1, 0.016792535781860348}, {schemas.TTFT, schemas.StatP, 99, 0.021281957626342773},
+		{schemas.TTFT, schemas.StatMedian, -1, 0.01638054847717285}, {schemas.E2E, schemas.StatP, 90, 0.6488735675811768},
+		{schemas.TPOT, schemas.StatMean, -1, 0.004941609043733832}, {schemas.DecodeTimePerOutputToken, schemas.StatMean, -1, 0.00490300272307966},
+		{schemas.RequestThroughputSpan, schemas.StatValue, -1, 1.5481806532737452}, {schemas.OutputTokens, schemas.StatSum, -1, 5888},
 	} {
 		m := metric(t, j, run.ID, c.id, c.stat, c.pct, schemas.SourceReported)
 		if math.Abs(m.Value.V-c.want) > 1e-15*c.want {
@@ -273,14 +274,15 @@ func TestSharedCorpus(t *testing.T) {
 		t.Errorf("request 0: %+v", q)
 	}
 	for _, c := range []struct {
-		id, stat  string
+		id        schemas.MetricID
+		stat      string
 		pct, want float64
 		n         int64
 	}{
-		{"ttft", schemas.StatP, 50, 0.17152166366577148, 4}, {"ttft", schemas.StatP, 99, 0.17263293266296387, 4},
-		{"ttft", schemas.StatMean, -1, 0.1717655062675476, 4}, {"tpot_token_weighted", schemas.StatMean, -1, 0.02417877651496134, 4092},
-		{"tpot_incl_ttft_token_weighted", schemas.StatMedian, -1, 0.02432254352606833, 4096},
-		{"request_throughput_measured", schemas.StatValue, -1, 0.12043527909470322, 0},
+		{schemas.TTFT, schemas.StatP, 50, 0.17152166366577148, 4}, {schemas.TTFT, schemas.StatP, 99, 0.17263293266296387, 4},
+		{schemas.TTFT, schemas.StatMean, -1, 0.1717655062675476, 4}, {schemas.TPOTTokenWeighted, schemas.StatMean, -1, 0.02417877651496134, 4092},
+		{schemas.TPOTInclTTFTTokenWeighted, schemas.StatMedian, -1, 0.02432254352606833, 4096},
+		{schemas.RequestThroughputMeasured, schemas.StatValue, -1, 0.12043527909470322, 0},
 	} {
 		m := metric(t, r, run.ID, c.id, c.stat, c.pct, schemas.SourceReported)
 		if math.Abs(m.Value.V-c.want) > 1e-15*c.want || (c.n > 0 && m.N.V != c.n) {
@@ -420,7 +422,7 @@ func bigReport(n int) []byte {
 			buf.WriteString(",\n")
 		}
 		s := 1000 + float64(i)*0.01
-		fmt.Fprintf(&buf, `{"type_": "generative_request_stats", "request_id": "r%d", "info": {"status": "completed", "timings": {"request_start": %v, "first_token_iteration": %v, "last_token_iteration": %v, "request_end": %v}}, "prompt_tokens": 128, "output_tokens": %d, "output": "some generated text that takes a little room"}`,
+		fmt.Fprintf(&buf, `{"type_": "generative_request_stats", "request_id": "r%d", "info": {"status": "completed", "timings": {"request_start": %v, "first_token_iteration": %v, "last_token_iteration": %v, "request_end": %v}}, "prompt_tokens": 128, schemas.OutputTokens: %d, "output": "some generated text that takes a little room"}`,
 			i, s, s+0.1, s+0.1+0.02*float64(50+i%50), s+0.1+0.02*float64(50+i%50)+0.001, 51+i%50)
 	}
 	buf.WriteString(`], "errored": [], "incomplete": []}, "start_time": 1000, "end_time": 2000, "duration": 1000}]}`)

@@ -11,19 +11,19 @@ import (
 // recompute collects the successful requests' observations with the
 // weights GuideLLM gives them.
 type recompute struct {
-	ids   []string // definition per dist, in emit order
-	dists map[string]*dist
+	ids   []schemas.MetricID // definition per dist, in emit order
+	dists map[schemas.MetricID]*dist
 }
 
-func newRecompute(ids ...string) *recompute {
-	rc := &recompute{ids: ids, dists: map[string]*dist{}}
+func newRecompute(ids ...schemas.MetricID) *recompute {
+	rc := &recompute{ids: ids, dists: map[schemas.MetricID]*dist{}}
 	for _, id := range ids {
 		rc.dists[id] = &dist{}
 	}
 	return rc
 }
 
-func (rc *recompute) add(id string, v, w float64) { rc.dists[id].add(v, w) }
+func (rc *recompute) add(id schemas.MetricID, v, w float64) { rc.dists[id].add(v, w) }
 
 // record fields per generation.
 type recordFields struct {
@@ -94,9 +94,9 @@ func (r *benchReader) requests(run *schemas.Run, tot [3]schemas.Opt[int64]) erro
 	}
 	var rc *recompute
 	if r.gen == genA {
-		rc = newRecompute("ttft", "e2e", "tpot", "decode_time_per_output_token", "input_tokens", "output_tokens")
+		rc = newRecompute(schemas.TTFT, schemas.E2E, schemas.TPOT, schemas.DecodeTimePerOutputToken, schemas.InputTokens, schemas.OutputTokens)
 	} else {
-		rc = newRecompute("ttft", "e2e", "tpot_token_weighted", "tpot_incl_ttft_token_weighted", "input_tokens", "output_tokens")
+		rc = newRecompute(schemas.TTFT, schemas.E2E, schemas.TPOTTokenWeighted, schemas.TPOTInclTTFTTokenWeighted, schemas.InputTokens, schemas.OutputTokens)
 	}
 	origin := math.NaN()
 	if v, ok, err := r.b.get("start_time").num(); err == nil && ok {
@@ -203,36 +203,36 @@ func (r *benchReader) request(run *schemas.Run, rec *node, f recordFields, statu
 	}
 	if q.Status == schemas.StatusOK {
 		if q.TTFTS.OK {
-			rc.add("ttft", q.TTFTS.V, 1)
+			rc.add(schemas.TTFT, q.TTFTS.V, 1)
 		}
 		if q.E2ES.OK {
-			rc.add("e2e", q.E2ES.V, 1)
+			rc.add(schemas.E2E, q.E2ES.V, 1)
 		}
 		if hasPrompt {
-			rc.add("input_tokens", prompt, 1)
+			rc.add(schemas.InputTokens, prompt, 1)
 		}
 		if hasOutput {
-			rc.add("output_tokens", output, 1)
+			rc.add(schemas.OutputTokens, output, 1)
 		}
 		if hasFirst && hasLast && hasOutput {
 			switch r.gen {
 			case genA:
 				if output > 1 {
-					rc.add("tpot", (last-first)/(output-1), 1)
+					rc.add(schemas.TPOT, (last-first)/(output-1), 1)
 				}
 				if output > 0 {
-					rc.add("decode_time_per_output_token", (last-first)/output, 1)
+					rc.add(schemas.DecodeTimePerOutputToken, (last-first)/output, 1)
 				}
 			case gen0:
 				if output > 1 {
-					rc.add("tpot_token_weighted", (last-first)/(output-1), output-1)
+					rc.add(schemas.TPOTTokenWeighted, (last-first)/(output-1), output-1)
 				}
 			default:
 				if output > 1 {
-					rc.add("tpot_token_weighted", (last-first)/(output-1), output-1)
+					rc.add(schemas.TPOTTokenWeighted, (last-first)/(output-1), output-1)
 				}
 				if output > 0 && hasStart {
-					rc.add("tpot_incl_ttft_token_weighted", (last-start)/output, output)
+					rc.add(schemas.TPOTInclTTFTTokenWeighted, (last-start)/output, output)
 				}
 			}
 		}
@@ -297,7 +297,7 @@ func (r *benchReader) compare(computed []schemas.Metric) {
 		m.Source = schemas.SourceReported
 		byKey[m.Key()] = m
 	}
-	skipped := map[string]bool{}
+	skipped := map[schemas.MetricID]bool{}
 	for _, rep := range r.reported {
 		c, ok := byKey[rep.Key()]
 		if !ok || !rep.Value.OK {

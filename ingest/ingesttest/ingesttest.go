@@ -91,7 +91,7 @@ func read(f ingest.Format, name string, data []byte, keep bool) (*Result, error)
 
 // Metric returns the first metric row matching run, id, stat, percentile
 // (ignored when < 0) and source.
-func (r *Result) Metric(run, id, stat string, pct float64, source string) (schemas.Metric, bool) {
+func (r *Result) Metric(run string, id schemas.MetricID, stat string, pct float64, source string) (schemas.Metric, bool) {
 	for _, m := range r.Metrics {
 		if m.RunID == run && m.MetricID == id && m.Stat == stat && m.Source == source &&
 			(pct < 0 || (m.Percentile.OK && m.Percentile.V == pct)) {

@@ -29,7 +29,7 @@ func Example() {
 	fmt.Println(run.Completed.V, "completed,", run.Failed.V, "failed:", run.Labels["error_codes"])
 	fmt.Println(run.Flags)
 	for _, m := range r.Metrics {
-		if m.MetricID == "ttft" && (m.Stat == schemas.StatP && m.Percentile.V == 50 || m.Stat == schemas.StatStd) {
+		if m.MetricID == schemas.TTFT && (m.Stat == schemas.StatP && m.Percentile.V == 50 || m.Stat == schemas.StatStd) {
 			fmt.Printf("ttft %s%v = %.4f s (%s)\n", m.Stat, m.Percentile.V, m.Value.V, m.Method)
 		}
 	}

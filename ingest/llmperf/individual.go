@@ -277,9 +277,9 @@ func individualEra(rows []okRow, lists bool) era {
 			ratios = append(ratios, r.rate*r.e2e/r.out)
 		}
 	}
-	e := era{itlID: "tpot_incl_ttft_per_chunk", rateID: "e2e_output_token_rate"}
+	e := era{itlID: schemas.TPOTInclTTFTPerChunk, rateID: schemas.E2EOutputTokenRate}
 	if lists {
-		e.itlID = "itl_chunk"
+		e.itlID = schemas.ITLChunk
 		e.flags = append(e.flags, "itl_lists_pooled")
 	}
 	if len(ratios) == 0 {
@@ -295,9 +295,9 @@ func individualEra(rows []okRow, lists bool) era {
 		return e
 	}
 	if !lists {
-		e.itlID = "tpot_incl_ttft"
+		e.itlID = schemas.TPOTInclTTFT
 	}
-	e.rateID = "request_output_chunk_rate"
+	e.rateID = schemas.RequestOutputChunkRate
 	e.flags = append(e.flags, "request_output_throughput_counts_chunks")
 	e.desc = fmt.Sprintf("rates count chunks (median rate x latency / tokens = %.3g): code before 2024-04-07, ITL over tokenizer tokens", med)
 	return e
@@ -307,7 +307,7 @@ func individualEra(rows []okRow, lists bool) era {
 // token_benchmark_ray.py does: over successful requests, NaNs dropped,
 // pandas quantiles (linear), mean, min, max and std with ddof 1.
 func emitComputed(runID string, e era, rows []okRow, sink ingest.Sink) error {
-	ids := []string{e.itlID, "ttft", "e2e", e.rateID, "input_tokens", "output_tokens"}
+	ids := []schemas.MetricID{e.itlID, schemas.TTFT, schemas.E2E, e.rateID, schemas.InputTokens, schemas.OutputTokens}
 	var xs []float64
 	for col, id := range ids {
 		xs = xs[:0]

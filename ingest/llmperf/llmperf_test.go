@@ -53,7 +53,7 @@ func TestGolden(t *testing.T) {
 	}
 }
 
-func metric(t *testing.T, r *ingesttest.Result, id, stat string, pct float64, source string) schemas.Metric {
+func metric(t *testing.T, r *ingesttest.Result, id schemas.MetricID, stat string, pct float64, source string) schemas.Metric {
 	t.Helper()
 	m, ok := r.Metric(r.Runs[0].ID, id, stat, pct, source)
 	if !ok {
@@ -127,18 +127,18 @@ func TestSemantics(t *testing.T) {
 	if strings.Join(run.Flags, ",") != "itl_per_chunk_assumed" {
 		t.Errorf("flags %v", run.Flags)
 	}
-	metric(t, r, "tpot_incl_ttft_per_chunk", schemas.StatStd, -1, schemas.SourceReported)
-	metric(t, r, "e2e_output_token_rate", schemas.StatP, 99, schemas.SourceReported)
-	if m := metric(t, r, "output_tokens", schemas.StatMin, -1, schemas.SourceReported); !m.Value.OK || m.Note != "written as a string" {
+	metric(t, r, schemas.TPOTInclTTFTPerChunk, schemas.StatStd, -1, schemas.SourceReported)
+	metric(t, r, schemas.E2EOutputTokenRate, schemas.StatP, 99, schemas.SourceReported)
+	if m := metric(t, r, schemas.OutputTokens, schemas.StatMin, -1, schemas.SourceReported); !m.Value.OK || m.Note != "written as a string" {
 		t.Errorf("string min: %+v", m)
 	}
-	if m := metric(t, r, "request_throughput", schemas.StatValue, -1, schemas.SourceReported); math.Abs(m.Value.V-10/9.5) > 1e-12 {
+	if m := metric(t, r, schemas.RequestThroughput, schemas.StatValue, -1, schemas.SourceReported); math.Abs(m.Value.V-10/9.5) > 1e-12 {
 		t.Errorf("requests per minute / 60: %+v", m)
 	}
-	if m := metric(t, r, "error_rate", schemas.StatValue, -1, schemas.SourceReported); m.Value.V != 2.0/12 || m.Unit != schemas.UnitRatio {
+	if m := metric(t, r, schemas.ErrorRate, schemas.StatValue, -1, schemas.SourceReported); m.Value.V != 2.0/12 || m.Unit != schemas.UnitRatio {
 		t.Errorf("error rate: %+v", m)
 	}
-	if m := metric(t, r, "ttft", schemas.StatStd, -1, schemas.SourceReported); m.Method != "sample" {
+	if m := metric(t, r, schemas.TTFT, schemas.StatStd, -1, schemas.SourceReported); m.Method != "sample" {
 		t.Errorf("std method %q", m.Method)
 	}
 
@@ -155,16 +155,16 @@ func TestSemantics(t *testing.T) {
 	if q := r.Requests[4]; q.Error != "Too Many Requests" || q.Status != schemas.StatusError {
 		t.Errorf("request 4: %+v", q)
 	}
-	if m := metric(t, r, "tpot_incl_ttft_per_chunk", schemas.StatMean, -1, schemas.SourceComputed); m.N.V != 9 {
+	if m := metric(t, r, schemas.TPOTInclTTFTPerChunk, schemas.StatMean, -1, schemas.SourceComputed); m.N.V != 9 {
 		t.Errorf("NaN ITL not dropped: n %v", m.N)
 	}
-	if m := metric(t, r, "ttft", schemas.StatMean, -1, schemas.SourceComputed); m.N.V != 10 {
+	if m := metric(t, r, schemas.TTFT, schemas.StatMean, -1, schemas.SourceComputed); m.N.V != 10 {
 		t.Errorf("ttft n %v", m.N)
 	}
 
 	// Lists of gaps are pooled, as the summary flattens them.
 	r = read(t, "lists_individual_responses.json")
-	if m := metric(t, r, "itl_chunk", schemas.StatMax, -1, schemas.SourceComputed); m.N.V != 6 || m.Value.V != 0.3 {
+	if m := metric(t, r, schemas.ITLChunk, schemas.StatMax, -1, schemas.SourceComputed); m.N.V != 6 || m.Value.V != 0.3 {
 		t.Errorf("pooled gaps: %+v", m)
 	}
 	if len(r.Requests[0].ChunkGapsS) != 4 || !strings.Contains(strings.Join(r.Runs[0].Flags, ","), "itl_lists_pooled") {
@@ -194,12 +194,12 @@ func TestPercentileVector(t *testing.T) {
 		if q := stats.Quantile(x, c.p/100, stats.Linear); math.Abs(q-c.want) > 1e-12 {
 			t.Fatalf("stats.Quantile p%v = %v", c.p, q)
 		}
-		m := metric(t, r, "ttft", schemas.StatP, c.p, schemas.SourceComputed)
+		m := metric(t, r, schemas.TTFT, schemas.StatP, c.p, schemas.SourceComputed)
 		if math.Abs(m.Value.V-c.want) > 1e-12 || m.Method != string(stats.Linear) {
 			t.Errorf("p%v = %v (%s), want %v (linear)", c.p, m.Value.V, m.Method, c.want)
 		}
 	}
-	if m := metric(t, r, "ttft", schemas.StatStd, -1, schemas.SourceComputed); math.Abs(m.Value.V-30.276503540974915) > 1e-12 {
+	if m := metric(t, r, schemas.TTFT, schemas.StatStd, -1, schemas.SourceComputed); math.Abs(m.Value.V-30.276503540974915) > 1e-12 {
 		t.Errorf("std (ddof 1) %v", m.Value.V)
 	}
 }
@@ -214,12 +214,13 @@ func TestSharedCorpus(t *testing.T) {
 		t.Errorf("lepton summary: %+v", run)
 	}
 	for _, c := range []struct {
-		id, stat  string
+		id        schemas.MetricID
+		stat      string
 		pct, want float64
 	}{
-		{"output_tokens", schemas.StatMin, -1, 94}, {"tpot_incl_ttft", schemas.StatP, 50, 0.03027240502980114},
-		{"ttft", schemas.StatMean, -1, 0.899458765500001}, {"request_output_chunk_rate", schemas.StatMax, -1, 13.566569705792936},
-		{"error_rate", schemas.StatValue, -1, 0.8666666666666667}, {"output_token_throughput", schemas.StatValue, -1, 53.02189174249291},
+		{schemas.OutputTokens, schemas.StatMin, -1, 94}, {schemas.TPOTInclTTFT, schemas.StatP, 50, 0.03027240502980114},
+		{schemas.TTFT, schemas.StatMean, -1, 0.899458765500001}, {schemas.RequestOutputChunkRate, schemas.StatMax, -1, 13.566569705792936},
+		{schemas.ErrorRate, schemas.StatValue, -1, 0.8666666666666667}, {schemas.OutputTokenThroughput, schemas.StatValue, -1, 53.02189174249291},
 	} {
 		if m := metric(t, r, c.id, c.stat, c.pct, schemas.SourceReported); m.Value.V != c.want {
 			t.Errorf("%s: %v, want %v", m.NativeName, m.Value.V, c.want)

@@ -34,7 +34,7 @@ const (
 
 // An era is what the code that wrote a file computed.
 type era struct {
-	itlID, rateID string
+	itlID, rateID schemas.MetricID
 	flags         []string
 	desc          string
 }
@@ -42,17 +42,17 @@ type era struct {
 // summaryEra dates a summary's code by its run timestamp.
 func summaryEra(ts schemas.Opt[float64]) era {
 	if !ts.OK {
-		return era{itlID: "tpot_incl_ttft_per_chunk", rateID: "e2e_output_token_rate",
+		return era{itlID: schemas.TPOTInclTTFTPerChunk, rateID: schemas.E2EOutputTokenRate,
 			flags: []string{"llmperf_code_date_unknown"}, desc: "code date unknown; current main assumed"}
 	}
 	day := time.Unix(int64(ts.V), 0).UTC()
-	e := era{itlID: "tpot_incl_ttft", rateID: "e2e_output_token_rate"}
+	e := era{itlID: schemas.TPOTInclTTFT, rateID: schemas.E2EOutputTokenRate}
 	if day.Before(dayChunkRate) {
-		e.rateID = "request_output_chunk_rate"
+		e.rateID = schemas.RequestOutputChunkRate
 		e.flags = append(e.flags, "request_output_throughput_counts_chunks")
 	}
 	if !day.Before(dayITLPerChunk) {
-		e.itlID = "tpot_incl_ttft_per_chunk"
+		e.itlID = schemas.TPOTInclTTFTPerChunk
 		e.flags = append(e.flags, "itl_per_chunk_assumed")
 	}
 	e.desc = "run of " + day.Format("2006-01-02")
@@ -70,20 +70,20 @@ func summaryEra(ts schemas.Opt[float64]) era {
 var reStat = regexp.MustCompile(`^results_(inter_token_latency_s|ttft_s|end_to_end_latency_s|request_output_throughput_token_per_s|number_input_tokens|number_output_tokens)_(quantiles_p(\d+(?:\.\d+)?)|mean|min|max|stddev)$`)
 
 // idOf maps a per-request field to its definition in an era.
-func (e era) idOf(field string) string {
+func (e era) idOf(field string) schemas.MetricID {
 	switch field {
 	case fITL:
 		return e.itlID
 	case fTTFT:
-		return "ttft"
+		return schemas.TTFT
 	case fE2E:
-		return "e2e"
+		return schemas.E2E
 	case fRate:
 		return e.rateID
 	case fIn:
-		return "input_tokens"
+		return schemas.InputTokens
 	case fOut:
-		return "output_tokens"
+		return schemas.OutputTokens
 	}
 	return ""
 }
@@ -250,10 +250,13 @@ func readSummary(ctx context.Context, in *ingest.Input, sc *jsonscan.Scanner, op
 		}
 		metrics = append(metrics, row)
 	}
-	for _, k := range []struct{ key, id string }{
-		{"results_mean_output_throughput_token_per_s", "output_token_throughput"},
-		{"results_num_completed_requests_per_min", "request_throughput"},
-		{"results_error_rate", "error_rate"},
+	for _, k := range []struct {
+		key string
+		id  schemas.MetricID
+	}{
+		{"results_mean_output_throughput_token_per_s", schemas.OutputTokenThroughput},
+		{"results_num_completed_requests_per_min", schemas.RequestThroughput},
+		{"results_error_rate", schemas.ErrorRate},
 	} {
 		m, ok := get(k.key)
 		if !ok {
@@ -274,10 +277,10 @@ func readSummary(ctx context.Context, in *ingest.Input, sc *jsonscan.Scanner, op
 		case math.IsInf(f, 0) || f < 0:
 			reject(m, "expected a finite non-negative number, found "+m.text)
 			continue
-		case k.id == "request_throughput":
+		case k.id == schemas.RequestThroughput:
 			row.Value = schemas.Some(f / 60)
 			row.Note = "requests per minute / 60"
-		case k.id == "error_rate" && f > 1:
+		case k.id == schemas.ErrorRate && f > 1:
 			reject(m, "an error rate above 1")
 			continue
 		default:
@@ -312,7 +315,7 @@ func readSummary(ctx context.Context, in *ingest.Input, sc *jsonscan.Scanner, op
 		return err
 	}
 	for _, m := range metrics {
-		if m.MetricID == "input_tokens" || m.MetricID == "output_tokens" || m.MetricID == "ttft" || m.MetricID == "e2e" ||
+		if m.MetricID == schemas.InputTokens || m.MetricID == schemas.OutputTokens || m.MetricID == schemas.TTFT || m.MetricID == schemas.E2E ||
 			m.MetricID == e.itlID || m.MetricID == e.rateID {
 			m.N = run.Completed
 		}

@@ -68,7 +68,7 @@ func (rd *reader) count(rw row, col string) (int64, bool, string) {
 // responseTimes emits an entry's response-time statistics from one row.
 func (rd *reader) responseTimes(rw row, runID string, n schemas.Opt[int64], note string) error {
 	h := rd.t.h
-	base := schemas.Metric{RunID: runID, MetricID: "http_response_time", Unit: schemas.UnitSeconds, Source: schemas.SourceReported, N: n, Note: note}
+	base := schemas.Metric{RunID: runID, MetricID: schemas.HTTPResponseTime, Unit: schemas.UnitSeconds, Source: schemas.SourceReported, N: n, Note: note}
 	emit := func(stat, method string, pct schemas.Opt[float64], idx int) error {
 		if idx < 0 {
 			return nil
@@ -127,7 +127,7 @@ func joinNote(a, b string) string {
 }
 
 // value emits a run-level value from a column.
-func (rd *reader) value(rw row, runID, col, id string, stat string, note string) error {
+func (rd *reader) value(rw row, runID, col string, id schemas.MetricID, stat string, note string) error {
 	idx, ok := rd.t.h.col[col]
 	if !ok {
 		return nil
@@ -204,13 +204,13 @@ func (rd *reader) stats(ctx context.Context) error {
 		if err := rd.responseTimes(rw, run.ID, n, ""); err != nil {
 			return err
 		}
-		if err := rd.value(rw, run.ID, colSize, "http_response_size", schemas.StatMean, ""); err != nil {
+		if err := rd.value(rw, run.ID, colSize, schemas.HTTPResponseSize, schemas.StatMean, ""); err != nil {
 			return err
 		}
-		if err := rd.value(rw, run.ID, colRPS, "http_request_rate", schemas.StatValue, ""); err != nil {
+		if err := rd.value(rw, run.ID, colRPS, schemas.HTTPRequestRate, schemas.StatValue, ""); err != nil {
 			return err
 		}
-		if err := rd.value(rw, run.ID, colFPS, "http_failure_rate", schemas.StatValue, ""); err != nil {
+		if err := rd.value(rw, run.ID, colFPS, schemas.HTTPFailureRate, schemas.StatValue, ""); err != nil {
 			return err
 		}
 	}
@@ -301,13 +301,16 @@ func (rd *reader) history(ctx context.Context) error {
 		if hasUsers {
 			note += ", " + strconv.FormatInt(u, 10) + " users"
 			hr.maxUsers = max(hr.maxUsers, u)
-			m := schemas.Metric{RunID: hr.run.ID, MetricID: "load_users", Stat: schemas.StatObservation, Unit: schemas.UnitUsers,
+			m := schemas.Metric{RunID: hr.run.ID, MetricID: schemas.LoadUsers, Stat: schemas.StatObservation, Unit: schemas.UnitUsers,
 				Source: schemas.SourceReported, NativeName: "User Count", Value: schemas.Some(float64(u)), Note: note}
 			if err := rd.sink.Metric(&m); err != nil {
 				return err
 			}
 		}
-		for _, c := range []struct{ col, id string }{{colRPS, "http_request_rate_current"}, {colFPS, "http_failure_rate_current"}} {
+		for _, c := range []struct {
+			col string
+			id  schemas.MetricID
+		}{{colRPS, schemas.HTTPRequestRateCurrent}, {colFPS, schemas.HTTPFailureRateCurrent}} {
 			idx, ok := h.col[c.col]
 			if !ok {
 				continue
@@ -418,7 +421,7 @@ func (rd *reader) failures(ctx context.Context) error {
 			note += "; last seen " + s
 		}
 		total += occ
-		m := schemas.Metric{RunID: run.ID, MetricID: "http_failures", Stat: schemas.StatObservation, Unit: schemas.UnitRequests,
+		m := schemas.Metric{RunID: run.ID, MetricID: schemas.HTTPFailures, Stat: schemas.StatObservation, Unit: schemas.UnitRequests,
 			Source: schemas.SourceReported, NativeName: strings.TrimSpace(method + " " + name), Value: schemas.Some(float64(occ)), Note: note}
 		if err := rd.sink.Metric(&m); err != nil {
 			return err
@@ -428,7 +431,7 @@ func (rd *reader) failures(ctx context.Context) error {
 	if err := rd.sink.Run(&run); err != nil {
 		return err
 	}
-	m := schemas.Metric{RunID: run.ID, MetricID: "http_failures", Stat: schemas.StatSum, Unit: schemas.UnitRequests,
+	m := schemas.Metric{RunID: run.ID, MetricID: schemas.HTTPFailures, Stat: schemas.StatSum, Unit: schemas.UnitRequests,
 		Source: schemas.SourceComputed, NativeName: "sum of Occurrences", Value: schemas.Some(float64(total))}
 	return rd.sink.Metric(&m)
 }
@@ -468,7 +471,7 @@ func (rd *reader) exceptions(ctx context.Context) error {
 			note += "; nodes: " + nodes
 		}
 		total += n
-		m := schemas.Metric{RunID: run.ID, MetricID: "client_exceptions", Stat: schemas.StatObservation, Unit: schemas.UnitExceptions,
+		m := schemas.Metric{RunID: run.ID, MetricID: schemas.ClientExceptions, Stat: schemas.StatObservation, Unit: schemas.UnitExceptions,
 			Source: schemas.SourceReported, NativeName: "Count", Value: schemas.Some(float64(n)), Note: note}
 		if err := rd.sink.Metric(&m); err != nil {
 			return err
@@ -480,7 +483,7 @@ func (rd *reader) exceptions(ctx context.Context) error {
 	if err := rd.sink.Run(&run); err != nil {
 		return err
 	}
-	m := schemas.Metric{RunID: run.ID, MetricID: "client_exceptions", Stat: schemas.StatSum, Unit: schemas.UnitExceptions,
+	m := schemas.Metric{RunID: run.ID, MetricID: schemas.ClientExceptions, Stat: schemas.StatSum, Unit: schemas.UnitExceptions,
 		Source: schemas.SourceComputed, NativeName: "sum of Count", Value: schemas.Some(float64(total))}
 	return rd.sink.Metric(&m)
 }

@@ -57,7 +57,7 @@ func runOf(t *testing.T, r *ingesttest.Result, entry string) schemas.Run {
 	return schemas.Run{}
 }
 
-func metric(t *testing.T, r *ingesttest.Result, run, id, stat string, pct float64) schemas.Metric {
+func metric(t *testing.T, r *ingesttest.Result, run string, id schemas.MetricID, stat string, pct float64) schemas.Metric {
 	t.Helper()
 	m, ok := r.Metric(run, id, stat, pct, schemas.SourceReported)
 	if !ok {
@@ -82,18 +82,18 @@ func TestPercentileVector(t *testing.T) {
 	run := runOf(t, r, "POST /v1/chat/completions").ID
 	x := []float64{10, 20, 30, 40, 50, 60, 70, 80, 90, 100}
 	for _, p := range []float64{50, 66, 75, 80, 90, 95, 98, 99, 99.9, 99.99, 100} {
-		m := metric(t, r, run, "http_response_time", schemas.StatP, p)
+		m := metric(t, r, run, schemas.HTTPResponseTime, schemas.StatP, p)
 		want := stats.Quantile(x, p/100, stats.LocustBuckets)
 		if math.Abs(m.Value.V*1000-want) > 1e-9 || m.Method != string(stats.LocustBuckets) || m.Unit != "s" {
 			t.Errorf("p%v = %v s (%s), Locust's walk gives %v ms", p, m.Value.V, m.Method, want)
 		}
 	}
 	for p, want := range map[float64]float64{50: 60, 75: 80, 90: 100, 99: 100} {
-		if m := metric(t, r, run, "http_response_time", schemas.StatP, p); math.Abs(m.Value.V-want/1000) > 1e-12 {
+		if m := metric(t, r, run, schemas.HTTPResponseTime, schemas.StatP, p); math.Abs(m.Value.V-want/1000) > 1e-12 {
 			t.Errorf("p%v = %v, want %v ms", p, m.Value.V, want)
 		}
 	}
-	if m := metric(t, r, run, "http_response_time", schemas.StatMedian, -1); m.Method != string(stats.LocustBuckets) || m.Value.V != 0.06 {
+	if m := metric(t, r, run, schemas.HTTPResponseTime, schemas.StatMedian, -1); m.Method != string(stats.LocustBuckets) || m.Value.V != 0.06 {
 		t.Errorf("median %+v", m)
 	}
 }
@@ -110,17 +110,17 @@ func TestSemantics(t *testing.T) {
 		post.Labels["locust_prefix"] != "demo" || post.Arrival != schemas.ArrivalClosedLoop {
 		t.Errorf("POST run %+v", post)
 	}
-	if m := metric(t, r, post.ID, "http_response_time", schemas.StatMean, -1); m.Value.V != 2.51173 || m.N.V != 120 {
+	if m := metric(t, r, post.ID, schemas.HTTPResponseTime, schemas.StatMean, -1); m.Value.V != 2.51173 || m.N.V != 120 {
 		t.Errorf("mean %+v", m)
 	}
-	if m := metric(t, r, post.ID, "http_request_rate", schemas.StatValue, -1); m.Value.V != 1.98 || m.Unit != schemas.UnitRequestsPerSecond {
+	if m := metric(t, r, post.ID, schemas.HTTPRequestRate, schemas.StatValue, -1); m.Value.V != 1.98 || m.Unit != schemas.UnitRequestsPerSecond {
 		t.Errorf("rate %+v", m)
 	}
 	health := runOf(t, r, "GET /health")
-	if m := metric(t, r, health.ID, "http_response_time", schemas.StatP, 99); m.Value.OK || !strings.Contains(m.Note, "N/A") {
+	if m := metric(t, r, health.ID, schemas.HTTPResponseTime, schemas.StatP, 99); m.Value.OK || !strings.Contains(m.Note, "N/A") {
 		t.Errorf("N/A percentile %+v", m)
 	}
-	if m := metric(t, r, health.ID, "http_response_time", schemas.StatMean, -1); m.Value.OK {
+	if m := metric(t, r, health.ID, schemas.HTTPResponseTime, schemas.StatMean, -1); m.Value.OK {
 		t.Errorf("the mean of no requests must be missing: %+v", m)
 	}
 	if got := rejections(r); got != "metrics 4:22 Average Response Time; runs 5:12 " {
@@ -137,10 +137,10 @@ func TestSemantics(t *testing.T) {
 		t.Fatalf("old: %d runs, %s", len(r.Runs), r.Version)
 	}
 	total := runOf(t, r, "Aggregated")
-	if m := metric(t, r, total.ID, "http_response_time", schemas.StatP, 99.999); m.Value.V != 4.1 {
+	if m := metric(t, r, total.ID, schemas.HTTPResponseTime, schemas.StatP, 99.999); m.Value.V != 4.1 {
 		t.Errorf("old 99.999 column %+v", m)
 	}
-	if m := metric(t, r, total.ID, "http_failure_rate", schemas.StatValue, -1); m.NativeName != "Requests Failed/s" || m.Value.V != 0.02 {
+	if m := metric(t, r, total.ID, schemas.HTTPFailureRate, schemas.StatValue, -1); m.NativeName != "Requests Failed/s" || m.Value.V != 0.02 {
 		t.Errorf("old failure rate %+v", m)
 	}
 
@@ -156,7 +156,7 @@ func TestSemantics(t *testing.T) {
 	}
 	var rates []string
 	for _, m := range r.Metrics {
-		if m.RunID == h.ID && m.MetricID == "http_request_rate_current" {
+		if m.RunID == h.ID && m.MetricID == schemas.HTTPRequestRateCurrent {
 			rates = append(rates, fmt.Sprint(m.Value.V))
 		}
 	}
@@ -209,11 +209,11 @@ func TestSharedCorpus(t *testing.T) {
 		pct, want float64
 	}{{schemas.StatMean, -1, 0.050184648958923994}, {schemas.StatMin, -1, 0.0025905000511556864}, {schemas.StatMax, -1, 2.1602996999863535},
 		{schemas.StatMedian, -1, 0.003}, {schemas.StatP, 98, 2}, {schemas.StatP, 99.99, 2.2}} {
-		if m := metric(t, r, agg.ID, "http_response_time", c.stat, c.pct); math.Abs(m.Value.V-c.want) > 1e-15 {
+		if m := metric(t, r, agg.ID, schemas.HTTPResponseTime, c.stat, c.pct); math.Abs(m.Value.V-c.want) > 1e-15 {
 			t.Errorf("%s: %v, want %v", m.NativeName, m.Value.V, c.want)
 		}
 	}
-	if m := metric(t, r, agg.ID, "http_request_rate", schemas.StatValue, -1); m.Value.V != 37.30488469320527 {
+	if m := metric(t, r, agg.ID, schemas.HTTPRequestRate, schemas.StatValue, -1); m.Value.V != 37.30488469320527 {
 		t.Errorf("Requests/s %+v", m)
 	}
 
@@ -224,7 +224,7 @@ func TestSharedCorpus(t *testing.T) {
 	}
 	n := 0
 	for _, m := range r.Metrics {
-		if m.MetricID == "http_request_rate_current" {
+		if m.MetricID == schemas.HTTPRequestRateCurrent {
 			n++
 		}
 	}
@@ -233,7 +233,7 @@ func TestSharedCorpus(t *testing.T) {
 	}
 	// The default history's Aggregated percentiles are cumulative: the last
 	// row's are the run's.
-	if m := metric(t, r, h.ID, "http_response_time", schemas.StatP, 99.9); m.Value.V != 2.1 || !strings.Contains(m.Note, "cumulative") {
+	if m := metric(t, r, h.ID, schemas.HTTPResponseTime, schemas.StatP, 99.9); m.Value.V != 2.1 || !strings.Contains(m.Note, "cumulative") {
 		t.Errorf("last-row p99.9 %+v", m)
 	}
 

@@ -59,7 +59,7 @@ func (d *logData) flag(f string) {
 }
 
 // addNS adds a statistic whose value LoadGen wrote in nanoseconds.
-func (d *logData) addNS(id, stat string, pct float64, method, native string, ns float64) {
+func (d *logData) addNS(id schemas.MetricID, stat string, pct float64, method, native string, ns float64) {
 	m := schemas.Metric{MetricID: id, Stat: stat, Unit: schemas.UnitSeconds, Method: method,
 		Source: schemas.SourceReported, NativeName: native, Value: schemas.Some(ns / 1e9)}
 	if stat == schemas.StatP {
@@ -72,14 +72,14 @@ func (d *logData) addNS(id, stat string, pct float64, method, native string, ns 
 }
 
 // addValue adds a run-level value in the definition's unit.
-func (d *logData) addValue(id, native string, v float64, note string) {
+func (d *logData) addValue(id schemas.MetricID, native string, v float64, note string) {
 	d.metrics = append(d.metrics, schemas.Metric{MetricID: id, Stat: schemas.StatValue, Unit: schemas.MustLookup(id).Unit,
 		Source: schemas.SourceReported, NativeName: native, Value: schemas.Some(v), Note: note})
 }
 
 // has reports whether a statistic of the metric is already present; the
 // first occurrence wins when a file repeats one.
-func (d *logData) has(id, stat string, pct float64) bool {
+func (d *logData) has(id schemas.MetricID, stat string, pct float64) bool {
 	for _, m := range d.metrics {
 		if m.MetricID == id && m.Stat == stat && (stat != schemas.StatP || m.Percentile.V == pct) {
 			return true
@@ -150,9 +150,9 @@ func emit(in *ingest.Input, d *logData, sink ingest.Sink) error {
 	for _, m := range d.metrics {
 		m.RunID = run.ID
 		switch m.MetricID {
-		case "e2e_scheduled", "ttft_scheduled", "tpot_loadgen":
+		case schemas.E2EScheduled, schemas.TTFTScheduled, schemas.TPOTLoadGen:
 			m.N = n
-		case "query_latency_scheduled":
+		case schemas.QueryLatencyScheduled:
 			m.N = d.queries
 		}
 		if err := sink.Metric(&m); err != nil {

@@ -311,16 +311,16 @@ var (
 var statOf = map[string]string{"min": schemas.StatMin, "max": schemas.StatMax, "mean": schemas.StatMean}
 
 // rateKeys are run-level values in their definition's unit.
-var rateKeys = map[string]string{
-	"result_scheduled_samples_per_sec":              "sample_throughput_scheduled",
-	"result_completed_samples_per_sec":              "sample_throughput_completed",
-	"result_qps_with_loadgen_overhead":              "sample_throughput_issued",
-	"result_qps_without_loadgen_overhead":           "sample_rate_inverse_mean_latency",
-	"result_samples_per_second":                     "offline_sample_throughput",
-	"result_tokens_per_second":                      "offline_output_token_throughput",
-	"result_completed_tokens_per_second":            "output_token_throughput_completed",
-	"result_token_throughput_with_loadgen_overhead": "output_token_throughput_issued",
-	"result_token_throughput":                       "output_token_rate_per_latency",
+var rateKeys = map[string]schemas.MetricID{
+	"result_scheduled_samples_per_sec":              schemas.SampleThroughputScheduled,
+	"result_completed_samples_per_sec":              schemas.SampleThroughputCompleted,
+	"result_qps_with_loadgen_overhead":              schemas.SampleThroughputIssued,
+	"result_qps_without_loadgen_overhead":           schemas.SampleRateInverseMeanLatency,
+	"result_samples_per_second":                     schemas.OfflineSampleThroughput,
+	"result_tokens_per_second":                      schemas.OfflineOutputTokenThroughput,
+	"result_completed_tokens_per_second":            schemas.OutputTokenThroughputCompleted,
+	"result_token_throughput_with_loadgen_overhead": schemas.OutputTokenThroughputIssued,
+	"result_token_throughput":                       schemas.OutputTokenRatePerLatency,
 }
 
 // Keys kept out of the labels: they are read into run fields or metrics,
@@ -482,12 +482,12 @@ func readDetail(ctx context.Context, path string, r io.Reader, sink ingest.Sink)
 		}
 		return f, true
 	}
-	latency := func(e entry, id, stat string, pct float64, method string) {
+	latency := func(e entry, id schemas.MetricID, stat string, pct float64, method string) {
 		f, ok := num(e)
 		if !ok {
 			return
 		}
-		if f < 0 && id != "tpot_loadgen" {
+		if f < 0 && id != schemas.TPOTLoadGen {
 			reject(e, "negative latency "+e.text)
 			return
 		}
@@ -500,42 +500,42 @@ func readDetail(ctx context.Context, path string, r io.Reader, sink ingest.Sink)
 	for _, e := range uniq {
 		k := e.key
 		if g := reLatency.FindStringSubmatch(k); g != nil {
-			latency(e, "e2e_scheduled", statOf[g[1]], 0, statMethod(g[1]))
+			latency(e, schemas.E2EScheduled, statOf[g[1]], 0, statMethod(g[1]))
 			continue
 		}
 		if g := reLatencyP.FindStringSubmatch(k); g != nil {
 			if p, ok := pctLabel(g[1]); ok {
-				latency(e, "e2e_scheduled", schemas.StatP, p, string(stats.NearestRankFloor))
+				latency(e, schemas.E2EScheduled, schemas.StatP, p, string(stats.NearestRankFloor))
 				continue
 			}
 		}
 		if g := reQueryLatency.FindStringSubmatch(k); g != nil {
-			latency(e, "query_latency_scheduled", statOf[g[1]], 0, statMethod(g[1]))
+			latency(e, schemas.QueryLatencyScheduled, statOf[g[1]], 0, statMethod(g[1]))
 			continue
 		}
 		if g := reQueryP.FindStringSubmatch(k); g != nil {
 			if p, ok := pctLabel(g[1]); ok {
-				latency(e, "query_latency_scheduled", schemas.StatP, p, string(stats.NearestRankFloor))
+				latency(e, schemas.QueryLatencyScheduled, schemas.StatP, p, string(stats.NearestRankFloor))
 				continue
 			}
 		}
 		if g := reTTFT.FindStringSubmatch(k); g != nil {
-			latency(e, "ttft_scheduled", statOf[g[1]], 0, statMethod(g[1]))
+			latency(e, schemas.TTFTScheduled, statOf[g[1]], 0, statMethod(g[1]))
 			continue
 		}
 		if g := reTTFTP.FindStringSubmatch(k); g != nil {
 			if p, ok := pctLabel(g[1]); ok {
-				latency(e, "ttft_scheduled", schemas.StatP, p, string(stats.NearestRankFloor))
+				latency(e, schemas.TTFTScheduled, schemas.StatP, p, string(stats.NearestRankFloor))
 				continue
 			}
 		}
 		if g := reTPOT.FindStringSubmatch(k); g != nil {
-			latency(e, "tpot_loadgen", statOf[g[1]], 0, statMethod(g[1]))
+			latency(e, schemas.TPOTLoadGen, statOf[g[1]], 0, statMethod(g[1]))
 			continue
 		}
 		if g := reTPOTP.FindStringSubmatch(k); g != nil {
 			if p, ok := pctLabel(g[1]); ok {
-				latency(e, "tpot_loadgen", schemas.StatP, p, string(stats.NearestRankFloor))
+				latency(e, schemas.TPOTLoadGen, schemas.StatP, p, string(stats.NearestRankFloor))
 				continue
 			}
 		}
@@ -570,9 +570,9 @@ func readDetail(ctx context.Context, path string, r io.Reader, sink ingest.Sink)
 			d.labels[k] = e.text
 			if d.scenario == scServer && tokenMode {
 				if f, ok := num(e); ok && f > 0 {
-					id := "ttft_scheduled_limit"
+					id := schemas.TTFTScheduledLimit
 					if k == "requested_server_tpot_latency" {
-						id = "tpot_loadgen_limit"
+						id = schemas.TPOTLoadGenLimit
 					}
 					d.limit(id, k, f, targetP)
 				}
@@ -582,7 +582,7 @@ func readDetail(ctx context.Context, path string, r io.Reader, sink ingest.Sink)
 			d.labels[k] = e.text
 			if d.scenario == scServer && !tokenMode {
 				if f, ok := num(e); ok && f > 0 {
-					d.limit("e2e_scheduled_limit", k, f, targetP)
+					d.limit(schemas.E2EScheduledLimit, k, f, targetP)
 				}
 			}
 			continue
@@ -609,7 +609,7 @@ func readDetail(ctx context.Context, path string, r io.Reader, sink ingest.Sink)
 }
 
 // limit adds a Server latency constraint.
-func (d *logData) limit(id, native string, ns, p float64) {
+func (d *logData) limit(id schemas.MetricID, native string, ns, p float64) {
 	note := "a setting, not a measurement"
 	if p > 0 {
 		note = fmt.Sprintf("bound on the p%s (target_latency_percentile %s); a setting, not a measurement",
@@ -630,10 +630,11 @@ func earlyStoppingEntry(d *logData, e entry, num func(entry) (float64, bool), to
 	if !ok {
 		return
 	}
-	id, pct := "", 0.0
+	var id schemas.MetricID
+	pct := 0.0
 	switch d.scenario {
 	case scSingleStream:
-		id, pct = "e2e_scheduled_early_stopping", 90
+		id, pct = schemas.E2EScheduledEarlyStopping, 90
 		if targetP > 0 {
 			pct = targetP * 100
 		}
@@ -641,14 +642,14 @@ func earlyStoppingEntry(d *logData, e entry, num func(entry) (float64, bool), to
 			pct = 99
 		}
 		if tokenMode {
-			id = "ttft_scheduled_early_stopping"
+			id = schemas.TTFTScheduledEarlyStopping
 		}
 	case scMultiStream:
 		if e.key != "early_stopping_latency_ms" {
 			d.labels[e.key] = e.text
 			return
 		}
-		id, pct = "query_latency_scheduled_early_stopping", 99
+		id, pct = schemas.QueryLatencyScheduledEarlyStopping, 99
 		if targetP > 0 {
 			pct = targetP * 100
 		}
@@ -663,7 +664,7 @@ func earlyStoppingEntry(d *logData, e entry, num func(entry) (float64, bool), to
 		m.Note = "LoadGen logged " + e.text + ": not computed (too few queries for this percentile)"
 	case tokenMode && !esMet:
 		m.Note = "token mode: early stopping failed on TPOT, so this is not a TTFT estimate"
-		m.MetricID = "tpot_loadgen_early_stopping"
+		m.MetricID = schemas.TPOTLoadGenEarlyStopping
 		m.Value = schemas.Some(f / 1e9)
 	default:
 		m.Value = schemas.Some(f / 1e9)
@@ -681,7 +682,7 @@ func (d *logData) serverChecks(sink ingest.Sink) {
 	if d.scenario != scServer {
 		return
 	}
-	find := func(id, stat string, pct float64) (float64, bool) {
+	find := func(id schemas.MetricID, stat string, pct float64) (float64, bool) {
 		for _, m := range d.metrics {
 			if m.MetricID == id && m.Stat == stat && m.Value.OK && (stat != schemas.StatP || m.Percentile.V == pct) {
 				return m.Value.V, true
@@ -689,8 +690,8 @@ func (d *logData) serverChecks(sink ingest.Sink) {
 		}
 		return 0, false
 	}
-	for _, c := range []struct{ limit, metric string }{
-		{"ttft_scheduled_limit", "ttft_scheduled"}, {"tpot_loadgen_limit", "tpot_loadgen"}, {"e2e_scheduled_limit", "e2e_scheduled"},
+	for _, c := range []struct{ limit, metric schemas.MetricID }{
+		{schemas.TTFTScheduledLimit, schemas.TTFTScheduled}, {schemas.TPOTLoadGenLimit, schemas.TPOTLoadGen}, {schemas.E2EScheduledLimit, schemas.E2EScheduled},
 	} {
 		lim, ok := find(c.limit, schemas.StatValue, 0)
 		if !ok {

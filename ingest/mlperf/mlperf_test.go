@@ -53,7 +53,7 @@ func TestGolden(t *testing.T) {
 	}
 }
 
-func metric(t *testing.T, r *ingesttest.Result, id, stat string, pct float64) schemas.Metric {
+func metric(t *testing.T, r *ingesttest.Result, id schemas.MetricID, stat string, pct float64) schemas.Metric {
 	t.Helper()
 	m, ok := r.Metric(r.Runs[0].ID, id, stat, pct, schemas.SourceReported)
 	if !ok {
@@ -94,16 +94,16 @@ func TestSemantics(t *testing.T) {
 	if got := strings.Join(run.Flags, ","); got != "early_stopping_not_met,loadgen_errors,negative_tpot,perf_constraints_not_met,result_invalid,result_token_throughput_per_ns_converted" {
 		t.Errorf("flags %s", got)
 	}
-	if m := metric(t, r, "ttft_scheduled_limit", schemas.StatValue, -1); m.Value.V != 2 || m.Unit != "s" {
+	if m := metric(t, r, schemas.TTFTScheduledLimit, schemas.StatValue, -1); m.Value.V != 2 || m.Unit != "s" {
 		t.Errorf("TTFT limit %+v", m)
 	}
-	if m := metric(t, r, "tpot_loadgen_limit", schemas.StatValue, -1); m.Value.V != 0.1 {
+	if m := metric(t, r, schemas.TPOTLoadGenLimit, schemas.StatValue, -1); m.Value.V != 0.1 {
 		t.Errorf("TPOT limit %+v", m)
 	}
-	if m := metric(t, r, "output_token_rate_per_latency", schemas.StatValue, -1); m.Value.V != 250 || !strings.Contains(m.Note, "tokens per nanosecond") {
+	if m := metric(t, r, schemas.OutputTokenRatePerLatency, schemas.StatValue, -1); m.Value.V != 250 || !strings.Contains(m.Note, "tokens per nanosecond") {
 		t.Errorf("result_token_throughput: %+v", m)
 	}
-	if m := metric(t, r, "tpot_loadgen", schemas.StatMin, -1); m.Value.V != -5e-6 || m.Note == "" {
+	if m := metric(t, r, schemas.TPOTLoadGen, schemas.StatMin, -1); m.Value.V != -5e-6 || m.Note == "" {
 		t.Errorf("negative TPOT: %+v", m)
 	}
 	if got := rejections(r); got != "24:1 ; 25:43 result_bogus; 49:65 result_95.00_percentile_latency_ns" {
@@ -119,26 +119,26 @@ func TestSemantics(t *testing.T) {
 	if run := r.Runs[0]; run.Scenario != schemas.ScenarioMultiStream || run.NumPrompts.V != 8192 || !strings.Contains(run.ToolVersion, "2025-02 or later") {
 		t.Errorf("MultiStream run %+v", run)
 	}
-	if m := metric(t, r, "query_latency_scheduled_early_stopping", schemas.StatP, 99); m.Value.V != 0.005 || m.Method != "mlperf_early_stopping" {
+	if m := metric(t, r, schemas.QueryLatencyScheduledEarlyStopping, schemas.StatP, 99); m.Value.V != 0.005 || m.Method != "mlperf_early_stopping" {
 		t.Errorf("MultiStream estimate %+v", m)
 	}
-	metric(t, r, "query_latency_scheduled", schemas.StatP, 99.9)
+	metric(t, r, schemas.QueryLatencyScheduled, schemas.StatP, 99.9)
 
 	// Token SingleStream summary: TTFT and TPOT early stopping, "Time per".
 	r = readPath(t, "testdata/singlestream_token_summary.txt")
-	if m := metric(t, r, "ttft_scheduled_early_stopping", schemas.StatP, 90); m.Value.V != 0.22 {
+	if m := metric(t, r, schemas.TTFTScheduledEarlyStopping, schemas.StatP, 90); m.Value.V != 0.22 {
 		t.Errorf("TTFT estimate %+v", m)
 	}
-	if m := metric(t, r, "tpot_loadgen_early_stopping", schemas.StatP, 90); m.Value.V != 0.031 {
+	if m := metric(t, r, schemas.TPOTLoadGenEarlyStopping, schemas.StatP, 90); m.Value.V != 0.031 {
 		t.Errorf("TPOT estimate %+v", m)
 	}
-	if m := metric(t, r, "output_token_rate_per_latency", schemas.StatValue, -1); m.Value.V != 41.25 || m.Note != "" {
+	if m := metric(t, r, schemas.OutputTokenRatePerLatency, schemas.StatValue, -1); m.Value.V != 41.25 || m.Note != "" {
 		t.Errorf("TPS w/o overhead is already per second: %+v", m)
 	}
 	if !strings.Contains(r.Runs[0].ToolVersion, "2025-10 or later") || len(r.Warnings) != 0 {
 		t.Errorf("version %q, warnings %q", r.Runs[0].ToolVersion, r.Warnings)
 	}
-	if _, ok := r.Metric(r.Runs[0].ID, "ttft_scheduled_limit", schemas.StatValue, -1, schemas.SourceReported); ok {
+	if _, ok := r.Metric(r.Runs[0].ID, schemas.TTFTScheduledLimit, schemas.StatValue, -1, schemas.SourceReported); ok {
 		t.Error("SingleStream runs have no TTFT limit")
 	}
 
@@ -173,13 +173,13 @@ func TestPercentileVector(t *testing.T) {
 		if q := stats.Quantile(x, c.p/100, stats.NearestRankFloor); q != c.want {
 			t.Fatalf("stats.Quantile p%v = %v", c.p, q)
 		}
-		m := metric(t, r, "e2e_scheduled", schemas.StatP, c.p)
+		m := metric(t, r, schemas.E2EScheduled, schemas.StatP, c.p)
 		if math.Abs(m.Value.V-c.want/1000) > 1e-15 || m.Method != string(stats.NearestRankFloor) {
 			t.Errorf("p%v = %v (%s), want %v ms (nearest_rank_floor)", c.p, m.Value.V, m.Method, c.want)
 		}
 	}
 	// Ten queries are too few for early stopping (64 needed at p90).
-	if m := metric(t, r, "e2e_scheduled_early_stopping", schemas.StatP, 90); m.Value.OK || stats.EarlyStoppingPercentile(x, 0.9).Met {
+	if m := metric(t, r, schemas.E2EScheduledEarlyStopping, schemas.StatP, 90); m.Value.OK || stats.EarlyStoppingPercentile(x, 0.9).Met {
 		t.Errorf("early stopping with 10 queries: %+v", m)
 	}
 }
@@ -229,13 +229,14 @@ func TestSharedCorpus(t *testing.T) {
 		t.Errorf("AMD Server detail: %+v; rejections %v; warnings %v", run, r.Rejections, r.Warnings)
 	}
 	for _, c := range []struct {
-		id, stat  string
+		id        schemas.MetricID
+		stat      string
 		pct, want float64
 	}{
-		{"ttft_scheduled", schemas.StatP, 99, 1.914647645}, {"tpot_loadgen", schemas.StatP, 99, 0.193380124},
-		{"output_token_throughput_completed", schemas.StatValue, -1, 24593.8}, {"sample_throughput_completed", schemas.StatValue, -1, 81.6768},
-		{"output_token_rate_per_latency", schemas.StatValue, -1, 6.90935}, {"ttft_scheduled_limit", schemas.StatValue, -1, 2},
-		{"tpot_loadgen_limit", schemas.StatValue, -1, 0.2}, {"e2e_scheduled", schemas.StatMean, -1, 43.579602295},
+		{schemas.TTFTScheduled, schemas.StatP, 99, 1.914647645}, {schemas.TPOTLoadGen, schemas.StatP, 99, 0.193380124},
+		{schemas.OutputTokenThroughputCompleted, schemas.StatValue, -1, 24593.8}, {schemas.SampleThroughputCompleted, schemas.StatValue, -1, 81.6768},
+		{schemas.OutputTokenRatePerLatency, schemas.StatValue, -1, 6.90935}, {schemas.TTFTScheduledLimit, schemas.StatValue, -1, 2},
+		{schemas.TPOTLoadGenLimit, schemas.StatValue, -1, 0.2}, {schemas.E2EScheduled, schemas.StatMean, -1, 43.579602295},
 	} {
 		if m := metric(t, r, c.id, c.stat, c.pct); math.Abs(m.Value.V-c.want) > 1e-12*c.want {
 			t.Errorf("%s: %v, want %v", m.NativeName, m.Value.V, c.want)
@@ -249,10 +250,10 @@ func TestSharedCorpus(t *testing.T) {
 	if run.Scenario != schemas.ScenarioSingleStream || run.NumPrompts.V != 13368 || !strings.Contains(run.ToolVersion, "before 2025-02") || len(r.Warnings) != 0 {
 		t.Errorf("Orin SingleStream: %+v; warnings %v", run, r.Warnings)
 	}
-	if m := metric(t, r, "e2e_scheduled_early_stopping", schemas.StatP, 90); m.Value.V != 4.17662608 {
+	if m := metric(t, r, schemas.E2EScheduledEarlyStopping, schemas.StatP, 90); m.Value.V != 4.17662608 {
 		t.Errorf("p90 estimate %+v", m)
 	}
-	if m := metric(t, r, "e2e_scheduled", schemas.StatP, 90); m.Value.V != 4.149771822 {
+	if m := metric(t, r, schemas.E2EScheduled, schemas.StatP, 90); m.Value.V != 4.149771822 {
 		t.Errorf("p90 %+v", m)
 	}
 	if e := stats.EarlyStoppingMaxOverLatency(13368, 0.9); e-1 != 1255 {
@@ -260,7 +261,7 @@ func TestSharedCorpus(t *testing.T) {
 	}
 
 	r = readPath(t, filepath.Join(dir, "amd-v5.1-llama2-70b-99-offline.mlperf_log_summary.txt"))
-	if m := metric(t, r, "offline_output_token_throughput", schemas.StatValue, -1); m.Value.V != 27803.9 {
+	if m := metric(t, r, schemas.OfflineOutputTokenThroughput, schemas.StatValue, -1); m.Value.V != 27803.9 {
 		t.Errorf("Offline tokens/s %+v", m)
 	}
 	if run := r.Runs[0]; run.NumPrompts.OK || !strings.Contains(strings.Join(run.Flags, ","), "sample_concatenate_permutation") {

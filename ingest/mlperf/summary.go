@@ -40,16 +40,16 @@ var (
 
 // summaryRates are the header and Additional Stats lines that are run-level
 // values in their definition's unit.
-var summaryRates = map[string]string{
-	"completed samples per second": "sample_throughput_completed",
-	"scheduled samples per second": "sample_throughput_scheduled",
-	"samples per second":           "offline_sample_throughput",
-	"tokens per second":            "offline_output_token_throughput",
-	"completed tokens per second":  "output_token_throughput_completed",
-	"qps w/ loadgen overhead":      "sample_throughput_issued",
-	"qps w/o loadgen overhead":     "sample_rate_inverse_mean_latency",
-	"tps w/ loadgen overhead":      "output_token_throughput_issued",
-	"tps w/o loadgen overhead":     "output_token_rate_per_latency",
+var summaryRates = map[string]schemas.MetricID{
+	"completed samples per second": schemas.SampleThroughputCompleted,
+	"scheduled samples per second": schemas.SampleThroughputScheduled,
+	"samples per second":           schemas.OfflineSampleThroughput,
+	"tokens per second":            schemas.OfflineOutputTokenThroughput,
+	"completed tokens per second":  schemas.OutputTokenThroughputCompleted,
+	"qps w/ loadgen overhead":      schemas.SampleThroughputIssued,
+	"qps w/o loadgen overhead":     schemas.SampleRateInverseMeanLatency,
+	"tps w/ loadgen overhead":      schemas.OutputTokenThroughputIssued,
+	"tps w/o loadgen overhead":     schemas.OutputTokenRatePerLatency,
 }
 
 // summaryEra dates the summary text's LoadGen from its wording.
@@ -104,12 +104,12 @@ func readSummary(ctx context.Context, path string, r io.Reader, sink ingest.Sink
 		}
 		return f, true
 	}
-	latency := func(label, text string, col int, id, stat string, pct float64, method string) {
+	latency := func(label, text string, col int, id schemas.MetricID, stat string, pct float64, method string) {
 		f, ok := value(label, text, col)
 		if !ok {
 			return
 		}
-		if f < 0 && id != "tpot_loadgen" {
+		if f < 0 && id != schemas.TPOTLoadGen {
 			reject(col, label, "negative latency "+text)
 			return
 		}
@@ -168,14 +168,14 @@ func readSummary(ctx context.Context, path string, r io.Reader, sink ingest.Sink
 					bound("", "2025-02")
 				}
 				f, _ := strconv.ParseFloat(g[2], 64)
-				id := "e2e_scheduled_early_stopping"
+				id := schemas.E2EScheduledEarlyStopping
 				switch {
 				case block == "TTFT Early Stopping Result":
-					id = "ttft_scheduled_early_stopping"
+					id = schemas.TTFTScheduledEarlyStopping
 				case block == "TPOT Early Stopping Result":
-					id = "tpot_loadgen_early_stopping"
+					id = schemas.TPOTLoadGenEarlyStopping
 				case d.scenario == scMultiStream:
-					id = "query_latency_scheduled_early_stopping"
+					id = schemas.QueryLatencyScheduledEarlyStopping
 				}
 				if !d.has(id, schemas.StatP, p) {
 					d.addNS(id, schemas.StatP, p, methodEarlyStopping, "Early stopping "+g[1]+"th percentile estimate", f)
@@ -282,7 +282,7 @@ func readSummary(ctx context.Context, path string, r io.Reader, sink ingest.Sink
 				reject(col, label, "negative rate "+val)
 				continue
 			}
-			if strings.Contains(id, "token") {
+			if strings.Contains(string(id), "token") {
 				d.token = schemas.Some(true)
 			}
 			if !d.has(id, schemas.StatValue, 0) {
@@ -290,9 +290,9 @@ func readSummary(ctx context.Context, path string, r io.Reader, sink ingest.Sink
 			}
 			continue
 		}
-		latID := "e2e_scheduled"
+		latID := schemas.E2EScheduled
 		if perQuery || d.scenario == scMultiStream {
-			latID = "query_latency_scheduled"
+			latID = schemas.QueryLatencyScheduled
 		}
 		if g := reSumTarget.FindStringSubmatch(low); g != nil {
 			if strings.Contains(g[1], ".") {
@@ -308,7 +308,7 @@ func readSummary(ctx context.Context, path string, r io.Reader, sink ingest.Sink
 		if g := reSumTargetTTFT.FindStringSubmatch(low); g != nil {
 			if p, ok := pctLabel(g[1]); ok {
 				d.token = schemas.Some(true)
-				latency(label, val, col, "ttft_scheduled", schemas.StatP, p, string(stats.NearestRankFloor))
+				latency(label, val, col, schemas.TTFTScheduled, schemas.StatP, p, string(stats.NearestRankFloor))
 				continue
 			}
 		}
@@ -324,24 +324,24 @@ func readSummary(ctx context.Context, path string, r io.Reader, sink ingest.Sink
 		}
 		if g := reSumTTFT.FindStringSubmatch(low); g != nil {
 			d.token = schemas.Some(true)
-			latency(label, val, col, "ttft_scheduled", statOf[g[1]], 0, statMethod(g[1]))
+			latency(label, val, col, schemas.TTFTScheduled, statOf[g[1]], 0, statMethod(g[1]))
 			continue
 		}
 		if g := reSumTTFTP.FindStringSubmatch(low); g != nil {
 			if p, ok := pctLabel(g[1]); ok {
-				latency(label, val, col, "ttft_scheduled", schemas.StatP, p, string(stats.NearestRankFloor))
+				latency(label, val, col, schemas.TTFTScheduled, schemas.StatP, p, string(stats.NearestRankFloor))
 				continue
 			}
 		}
 		if g := reSumTPOT.FindStringSubmatch(low); g != nil {
 			tpotWording(g[2], bound)
-			latency(label, val, col, "tpot_loadgen", statOf[g[1]], 0, statMethod(g[1]))
+			latency(label, val, col, schemas.TPOTLoadGen, statOf[g[1]], 0, statMethod(g[1]))
 			continue
 		}
 		if g := reSumTPOTP.FindStringSubmatch(low); g != nil {
 			tpotWording(g[2], bound)
 			if p, ok := pctLabel(g[1]); ok {
-				latency(label, val, col, "tpot_loadgen", schemas.StatP, p, string(stats.NearestRankFloor))
+				latency(label, val, col, schemas.TPOTLoadGen, schemas.StatP, p, string(stats.NearestRankFloor))
 				continue
 			}
 		}
@@ -379,14 +379,17 @@ func readSummary(ctx context.Context, path string, r io.Reader, sink ingest.Sink
 		}
 	}
 	if d.scenario == scServer && d.token.OK && d.token.V {
-		for _, k := range []struct{ label, id string }{{"ttft_latency_ns", "ttft_scheduled_limit"}, {"tpot_latency_ns", "tpot_loadgen_limit"}} {
+		for _, k := range []struct {
+			label string
+			id    schemas.MetricID
+		}{{"ttft_latency_ns", schemas.TTFTScheduledLimit}, {"tpot_latency_ns", schemas.TPOTLoadGenLimit}} {
 			if v, err := strconv.ParseFloat(d.labels[k.label], 64); err == nil && v > 0 {
 				d.limit(k.id, strings.Replace(k.label, "_ns", " (ns)", 1), v, 0.99)
 			}
 		}
 	} else if d.scenario == scServer {
 		if v, err := strconv.ParseFloat(d.labels["target_latency_ns"], 64); err == nil && v > 0 {
-			d.limit("e2e_scheduled_limit", "target_latency (ns)", v, 0.99)
+			d.limit(schemas.E2EScheduledLimit, "target_latency (ns)", v, 0.99)
 		}
 	}
 	if d.scenario == scOffline && d.labels["sample_concatenate_permutation"] == "" && containsFlag(d.flags, "sample_concatenate_permutation") {

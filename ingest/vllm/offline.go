@@ -42,7 +42,10 @@ func (r *runReader) throughput() (string, error) {
 		run.Labels = map[string]string{"total_num_tokens": strconv.FormatInt(total.V, 10)}
 	}
 	base := schemas.Metric{RunID: run.ID, Stat: schemas.StatValue}
-	for _, k := range []struct{ key, id string }{{"requests_per_second", "offline_request_throughput"}, {"tokens_per_second", "offline_total_token_throughput"}} {
+	for _, k := range []struct {
+		key string
+		id  schemas.MetricID
+	}{{"requests_per_second", schemas.OfflineRequestThroughput}, {"tokens_per_second", schemas.OfflineTotalTokenThroughput}} {
 		v, err := r.num(k.key)
 		if err != nil {
 			return "", err
@@ -67,9 +70,9 @@ func (r *runReader) throughput() (string, error) {
 	// them so a hand-edited or truncated file shows.
 	d := run.DurationS.V
 	for _, c := range []struct {
-		id string
+		id schemas.MetricID
 		n  schemas.Opt[int64]
-	}{{"offline_request_throughput", run.NumPrompts}, {"offline_total_token_throughput", total}} {
+	}{{schemas.OfflineRequestThroughput, run.NumPrompts}, {schemas.OfflineTotalTokenThroughput, total}} {
 		if !c.n.OK {
 			continue
 		}
@@ -125,7 +128,7 @@ func (r *runReader) latency() (string, error) {
 				continue
 			}
 			lats = append(lats, f)
-			m := schemas.Metric{RunID: run.ID, MetricID: "batch_latency", Stat: schemas.StatObservation, Unit: schemas.UnitSeconds,
+			m := schemas.Metric{RunID: run.ID, MetricID: schemas.BatchLatency, Stat: schemas.StatObservation, Unit: schemas.UnitSeconds,
 				Source: schemas.SourceReported, NativeName: fmt.Sprintf("latencies[%d]", i), Value: schemas.Some(f)}
 			if err := r.sink.Metric(&m); err != nil {
 				return "", err
@@ -133,7 +136,7 @@ func (r *runReader) latency() (string, error) {
 		}
 	}
 	run.NumPrompts = schemas.Some(int64(v.n))
-	base := schemas.Metric{RunID: run.ID, MetricID: "batch_latency", Unit: schemas.UnitSeconds, Source: schemas.SourceReported}
+	base := schemas.Metric{RunID: run.ID, MetricID: schemas.BatchLatency, Unit: schemas.UnitSeconds, Source: schemas.SourceReported}
 	for _, k := range []struct{ key, stat, method string }{{"avg_latency", schemas.StatMean, "arithmetic"}, {"std_latency", schemas.StatStd, "population"}} {
 		f, err := r.num(k.key)
 		if err != nil {
@@ -171,7 +174,7 @@ func (r *runReader) latency() (string, error) {
 		sorted := slices.Sorted(slices.Values(lats))
 		n := schemas.Some(int64(len(lats)))
 		add := func(stat, method string, p schemas.Opt[float64], val float64) error {
-			m := schemas.Metric{RunID: run.ID, MetricID: "batch_latency", Stat: stat, Method: method, Percentile: p,
+			m := schemas.Metric{RunID: run.ID, MetricID: schemas.BatchLatency, Stat: stat, Method: method, Percentile: p,
 				Value: schemas.Some(val), Unit: schemas.UnitSeconds, Source: schemas.SourceComputed, N: n}
 			return r.sink.Metric(&m)
 		}

@@ -36,7 +36,7 @@ func (c *recompute) close() {
 
 // requests reads the per-request arrays in lockstep, writes one request
 // row per index (or a rejection), and emits recomputed statistics.
-func (r *runReader) requests(run *schemas.Run, tpotID string, noData bool) (requestSummary, error) {
+func (r *runReader) requests(run *schemas.Run, tpotID schemas.MetricID, noData bool) (requestSummary, error) {
 	var sum requestSummary
 	present := map[string]value{}
 	n := -1
@@ -356,8 +356,8 @@ func (c *recompute) add(req *schemas.Request, hasGaps bool) error {
 // emitComputed writes statistics recomputed from the arrays, with the
 // same percentiles the tool reported (and p90, p99), and warns where the
 // tool's own numbers disagree.
-func (r *runReader) emitComputed(run *schemas.Run, tpotID string, rc *recompute, rejected int) error {
-	reportedPs := map[string][]float64{}
+func (r *runReader) emitComputed(run *schemas.Run, tpotID schemas.MetricID, rc *recompute, rejected int) error {
+	reportedPs := map[schemas.MetricID][]float64{}
 	for _, m := range r.reported {
 		if m.Stat == schemas.StatP {
 			reportedPs[m.MetricID] = append(reportedPs[m.MetricID], m.Percentile.V)
@@ -369,9 +369,9 @@ func (r *runReader) emitComputed(run *schemas.Run, tpotID string, rc *recompute,
 	}
 	var computed []schemas.Metric
 	for _, s := range []struct {
-		id string
+		id schemas.MetricID
 		f  *spill.Floats
-	}{{"ttft", &rc.ttft}, {tpotID, &rc.tpot}, {"itl_chunk", &rc.itl}, {"e2e", &rc.e2e}} {
+	}{{schemas.TTFT, &rc.ttft}, {tpotID, &rc.tpot}, {schemas.ITLChunk, &rc.itl}, {schemas.E2E, &rc.e2e}} {
 		if s.f.Len() == 0 {
 			continue
 		}
@@ -403,15 +403,15 @@ func (r *runReader) emitComputed(run *schemas.Run, tpotID string, rc *recompute,
 		add(schemas.StatMax, "", schemas.Opt[float64]{}, s.f.Max())
 	}
 	if d := run.DurationS; d.OK && d.V > 0 {
-		rate := func(id string, v float64) {
+		rate := func(id schemas.MetricID, v float64) {
 			m := base
 			m.MetricID, m.Stat, m.Unit, m.Value, m.N = id, schemas.StatValue, schemas.MustLookup(id).Unit, schemas.Some(v/d.V), schemas.Some(rc.ok)
 			computed = append(computed, m)
 		}
-		rate("request_throughput", float64(rc.ok))
-		rate("output_token_throughput", float64(rc.outTok))
+		rate(schemas.RequestThroughput, float64(rc.ok))
+		rate(schemas.OutputTokenThroughput, float64(rc.outTok))
 		if r.rec.has("total_token_throughput") {
-			rate("total_token_throughput", float64(rc.inTok+rc.outTok))
+			rate(schemas.TotalTokenThroughput, float64(rc.inTok+rc.outTok))
 		}
 	}
 	for _, m := range computed {
@@ -448,7 +448,7 @@ func (r *runReader) compare(computed []schemas.Metric, derivedE2E bool) {
 			continue
 		}
 		tol := agreeRel
-		if derivedE2E && (rep.MetricID == "e2e" || rep.MetricID == "tpot" || rep.MetricID == "tpot_incl_ttft") {
+		if derivedE2E && (rep.MetricID == schemas.E2E || rep.MetricID == schemas.TPOT || rep.MetricID == schemas.TPOTInclTTFT) {
 			tol = agreeRelDerived
 		}
 		if d := math.Abs(rep.Value.V - c.Value.V); d > tol*math.Max(math.Abs(rep.Value.V), 1e-12) && d > 1e-12 {

@@ -113,9 +113,9 @@ func truncate(s string) string {
 // statKey matches vLLM's per-metric statistic keys.
 var statKey = regexp.MustCompile(`^(mean|median|std|p(\d+(?:\.\d+)?))_(ttft|tpot|itl|e2el|client_queue_time|e2el_including_client_queue)_ms$`)
 
-var statMetric = map[string]string{
-	"ttft": "ttft", "tpot": "tpot", "itl": "itl_chunk", "e2el": "e2e",
-	"client_queue_time": "client_queue", "e2el_including_client_queue": "e2e_incl_client_queue",
+var statMetric = map[string]schemas.MetricID{
+	"ttft": schemas.TTFT, "tpot": schemas.TPOT, "itl": schemas.ITLChunk, "e2el": schemas.E2E,
+	"client_queue_time": schemas.ClientQueue, "e2el_including_client_queue": schemas.E2EInclClientQueue,
 }
 
 // Keys vLLM writes that verdict keeps as labels rather than as metrics or
@@ -202,10 +202,10 @@ func (r *runReader) serve() (string, error) {
 	}
 
 	// Version-dependent semantics.
-	tpotID := "tpot"
+	tpotID := schemas.TPOT
 	switch {
 	case rec.has("request_inthroughput") || r.era.before("2024-03-27"):
-		tpotID = "tpot_incl_ttft"
+		tpotID = schemas.TPOTInclTTFT
 		flag("tpot_includes_ttft")
 	case !r.era.since("2024-03-27") && rec.has("mean_tpot_ms"):
 		flag("tpot_definition_uncertain")
@@ -405,23 +405,26 @@ func fmtOpt(o schemas.Opt[float64]) string {
 }
 
 // rate keys: native name -> metric ID. Later names win when both appear.
-var rateKeys = []struct{ key, id string }{
-	{"request_inthroughput", "request_throughput"},
-	{"request_throughput", "request_throughput"},
-	{"request_goodput:", "goodput"},
-	{"request_goodput", "goodput"},
-	{"input_throughput", "input_token_throughput"},
-	{"output_throughput", "output_token_throughput"},
-	{"total_token_throughput", "total_token_throughput"},
-	{"max_output_tokens_per_s", "peak_chunk_rate_1s"},
-	{"max_concurrent_requests", "peak_concurrency_1s"},
-	{"spec_decode_acceptance_rate", "spec_decode_acceptance_rate"},
-	{"spec_decode_acceptance_length", "spec_decode_acceptance_length"},
-	{"rtfx", "rtfx"},
+var rateKeys = []struct {
+	key string
+	id  schemas.MetricID
+}{
+	{"request_inthroughput", schemas.RequestThroughput},
+	{"request_throughput", schemas.RequestThroughput},
+	{"request_goodput:", schemas.Goodput},
+	{"request_goodput", schemas.Goodput},
+	{"input_throughput", schemas.InputTokenThroughput},
+	{"output_throughput", schemas.OutputTokenThroughput},
+	{"total_token_throughput", schemas.TotalTokenThroughput},
+	{"max_output_tokens_per_s", schemas.PeakChunkRate1s},
+	{"max_concurrent_requests", schemas.PeakConcurrency1s},
+	{"spec_decode_acceptance_rate", schemas.SpecDecodeAcceptanceRate},
+	{"spec_decode_acceptance_length", schemas.SpecDecodeAcceptanceLength},
+	{"rtfx", schemas.RTFX},
 }
 
 // runMetrics emits the run-level rates and the per-metric statistics.
-func (r *runReader) runMetrics(run *schemas.Run, tpotID string, noData, swapE2E bool) error {
+func (r *runReader) runMetrics(run *schemas.Run, tpotID schemas.MetricID, noData, swapE2E bool) error {
 	base := schemas.Metric{RunID: run.ID, Source: schemas.SourceReported}
 	for _, rk := range rateKeys {
 		v, ok := r.use(rk.key)
@@ -429,8 +432,8 @@ func (r *runReader) runMetrics(run *schemas.Run, tpotID string, noData, swapE2E 
 			continue
 		}
 		id := rk.id
-		if id == "peak_concurrency_1s" && r.era.since("2026-09-13") {
-			id = "peak_concurrency"
+		if id == schemas.PeakConcurrency1s && r.era.since("2026-09-13") {
+			id = schemas.PeakConcurrency
 		}
 		m := base
 		m.MetricID, m.Stat, m.NativeName, m.Unit = id, schemas.StatValue, rk.key, schemas.MustLookup(id).Unit
@@ -446,11 +449,11 @@ func (r *runReader) runMetrics(run *schemas.Run, tpotID string, noData, swapE2E 
 				r.sink.Reject(schemas.Rejection{Table: schemas.TableMetrics, Line: v.pos.Line, Column: v.pos.Col,
 					Record: r.recordName(), Field: rk.key, Reason: "negative rate"})
 				continue
-			case noData && id != "spec_decode_acceptance_rate" && id != "spec_decode_acceptance_length":
+			case noData && id != schemas.SpecDecodeAcceptanceRate && id != schemas.SpecDecodeAcceptanceLength:
 				m.Note = "no successful requests: the tool's 0 means no data"
-			case id == "rtfx" && f == 0:
+			case id == schemas.RTFX && f == 0:
 				m.Note = "0 for runs without audio input"
-			case id == "spec_decode_acceptance_rate":
+			case id == schemas.SpecDecodeAcceptanceRate:
 				m.Value = schemas.Some(f / 100) // percent -> ratio
 			default:
 				m.Value = schemas.Some(f)
@@ -464,7 +467,10 @@ func (r *runReader) runMetrics(run *schemas.Run, tpotID string, noData, swapE2E 
 			return err
 		}
 	}
-	for _, s := range []struct{ key, id string }{{"total_input_tokens", "input_tokens"}, {"total_output_tokens", "output_tokens"}} {
+	for _, s := range []struct {
+		key string
+		id  schemas.MetricID
+	}{{"total_input_tokens", schemas.InputTokens}, {"total_output_tokens", schemas.OutputTokens}} {
 		n, err := r.count(s.key)
 		if err != nil {
 			return err
@@ -493,7 +499,7 @@ func (r *runReader) runMetrics(run *schemas.Run, tpotID string, noData, swapE2E 
 			continue
 		}
 		id := statMetric[g[3]]
-		if id == "tpot" {
+		if id == schemas.TPOT {
 			id = tpotID
 		}
 		m := base
@@ -522,7 +528,7 @@ func (r *runReader) runMetrics(run *schemas.Run, tpotID string, noData, swapE2E 
 				continue
 			case noData:
 				m.Note = "no successful requests: the tool's 0 means no data"
-			case run.Streaming.OK && !run.Streaming.V && (id == "ttft" || id == "itl_chunk" || id == tpotID):
+			case run.Streaming.OK && !run.Streaming.V && (id == schemas.TTFT || id == schemas.ITLChunk || id == tpotID):
 				m.Note = "not streamed: the tool's value is not a streaming measurement"
 			default:
 				m.Value = schemas.Some(f / 1000) // ms -> s
@@ -534,7 +540,7 @@ func (r *runReader) runMetrics(run *schemas.Run, tpotID string, noData, swapE2E 
 				Record: r.recordName(), Field: mem.key, Reason: "expected a number, found " + describe(v)})
 			continue
 		}
-		if id == "e2e" && (m.Stat == schemas.StatMean || m.Stat == schemas.StatMedian) {
+		if id == schemas.E2E && (m.Stat == schemas.StatMean || m.Stat == schemas.StatMedian) {
 			e2eIdx[m.Stat] = len(rows)
 		}
 		rows = append(rows, m)

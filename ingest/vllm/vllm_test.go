@@ -38,7 +38,7 @@ func TestGolden(t *testing.T) {
 	}
 }
 
-func metric(t *testing.T, r *ingesttest.Result, run, id, stat string, pct float64, source string) schemas.Metric {
+func metric(t *testing.T, r *ingesttest.Result, run string, id schemas.MetricID, stat string, pct float64, source string) schemas.Metric {
 	t.Helper()
 	m, ok := r.Metric(run, id, stat, pct, source)
 	if !ok {
@@ -60,13 +60,13 @@ func TestSemantics(t *testing.T) {
 	// 2024-02: TPOT included TTFT, NaN means no data, old key names.
 	r := read("serve_2024-02_first.json")
 	run := r.Runs[0].ID
-	if m := metric(t, r, run, "tpot_incl_ttft", "mean", -1, "reported"); m.Value.OK || !strings.Contains(m.Note, "NaN") {
+	if m := metric(t, r, run, schemas.TPOTInclTTFT, "mean", -1, "reported"); m.Value.OK || !strings.Contains(m.Note, "NaN") {
 		t.Errorf("NaN TPOT: %+v", m)
 	}
-	if m := metric(t, r, run, "request_throughput", "value", -1, "reported"); m.NativeName != "request_inthroughput" || m.Value.V != 1.142857 {
+	if m := metric(t, r, run, schemas.RequestThroughput, "value", -1, "reported"); m.NativeName != "request_inthroughput" || m.Value.V != 1.142857 {
 		t.Errorf("request_inthroughput: %+v", m)
 	}
-	if m := metric(t, r, run, "ttft", "p", 99, "reported"); m.Value.V != 0.15025 || m.Unit != "s" {
+	if m := metric(t, r, run, schemas.TTFT, "p", 99, "reported"); m.Value.V != 0.15025 || m.Unit != "s" {
 		t.Errorf("p99 TTFT in seconds: %+v", m)
 	}
 	if r.Runs[0].Arrival != schemas.ArrivalPoisson || r.Runs[0].MaxConcurrency.V != 0 || !r.Runs[0].MaxConcurrency.OK {
@@ -76,13 +76,13 @@ func TestSemantics(t *testing.T) {
 	// 2024-10: mean and median E2E were swapped by vLLM; corrected.
 	r = read("serve_2024-10_e2el_swapped.json")
 	run = r.Runs[0].ID
-	if m := metric(t, r, run, "e2e", "mean", -1, "reported"); m.Value.V != 2.25 || !strings.Contains(m.Note, "swapped") {
+	if m := metric(t, r, run, schemas.E2E, "mean", -1, "reported"); m.Value.V != 2.25 || !strings.Contains(m.Note, "swapped") {
 		t.Errorf("swapped mean: %+v", m)
 	}
-	if m := metric(t, r, run, "e2e", "median", -1, "reported"); m.Value.V != 2.1 {
+	if m := metric(t, r, run, schemas.E2E, "median", -1, "reported"); m.Value.V != 2.1 {
 		t.Errorf("swapped median: %+v", m)
 	}
-	if m := metric(t, r, run, "goodput", "value", -1, "reported"); m.Value.OK || m.NativeName != "request_goodput:" {
+	if m := metric(t, r, run, schemas.Goodput, "value", -1, "reported"); m.Value.OK || m.NativeName != "request_goodput:" {
 		t.Errorf("typo goodput key: %+v", m)
 	}
 	if run := r.Runs[0]; run.Scenario != schemas.ScenarioOffline || !math.IsInf(run.RequestRate.V, 1) {
@@ -190,9 +190,10 @@ func checkAgreement(t *testing.T, r *ingesttest.Result, tol float64) int {
 func TestSharedCorpus(t *testing.T) {
 	dir := ingesttest.SharedDir(t, "vllm")
 	type check struct {
-		id, stat string
-		pct      float64
-		want     float64 // NaN: the value must be missing
+		id   schemas.MetricID
+		stat string
+		pct  float64
+		want float64 // NaN: the value must be missing
 	}
 	cases := []struct {
 		file     string
@@ -204,20 +205,20 @@ func TestSharedCorpus(t *testing.T) {
 		agree    bool
 	}{
 		{"benchmark_serving_2025-03_detailed_rate10_concurrency1.json", "vllm-serve", 1, 100, schemas.ScenarioServer,
-			[]check{{"ttft", "mean", -1, 0.03618261438001355}, {"itl_chunk", "p", 99, 0.011423090469497766},
-				{"goodput", "value", -1, math.NaN()}, {"request_throughput", "value", -1, 1.0902475203881978}}, true},
+			[]check{{schemas.TTFT, "mean", -1, 0.03618261438001355}, {schemas.ITLChunk, "p", 99, 0.011423090469497766},
+				{schemas.Goodput, "value", -1, math.NaN()}, {schemas.RequestThroughput, "value", -1, 1.0902475203881978}}, true},
 		{"benchmark_serving_2025-05_multi-run_newline-separated_rate10-30-inf.json", "vllm-serve", 9, 0, schemas.ScenarioServer,
-			[]check{{"ttft", "p", 99, 0.09869780922984769}, {"output_token_throughput", "value", -1, 2258.212337970085}}, false},
+			[]check{{schemas.TTFT, "p", 99, 0.09869780922984769}, {schemas.OutputTokenThroughput, "value", -1, 2258.212337970085}}, false},
 		{"benchmark_serving_fork-inferencex_2026-04_inf_concurrency4_p90-p99.9.json", "vllm-serve", 1, 0, schemas.ScenarioConcurrency,
-			[]check{{"ttft", "p", 99.9, 1.0827990462793985}, {"e2e", "p", 90, 9.388286692928523}, {"tpot", "std", -1, 0.00002406742291045804}}, false},
+			[]check{{schemas.TTFT, "p", 99.9, 1.0827990462793985}, {schemas.E2E, "p", 90, 9.388286692928523}, {schemas.TPOT, "std", -1, 0.00002406742291045804}}, false},
 		{"vllm_bench_serve_v0.25.1_all-requests-failed.json", "vllm-serve", 1, 0, schemas.ScenarioOffline,
-			[]check{{"ttft", "mean", -1, math.NaN()}, {"request_throughput", "value", -1, math.NaN()}, {"itl_chunk", "p", 99, math.NaN()}}, false},
+			[]check{{schemas.TTFT, "mean", -1, math.NaN()}, {schemas.RequestThroughput, "value", -1, math.NaN()}, {schemas.ITLChunk, "p", 99, math.NaN()}}, false},
 		{"vllm_bench_sweep_serve_v0.25.1_run0_concurrency2_with-e2el.json", "vllm-serve", 1, 0, schemas.ScenarioConcurrency,
-			[]check{{"e2e", "p", 99, 0.8768009717071254}, {"peak_concurrency_1s", "value", -1, 6}, {"peak_chunk_rate_1s", "value", -1, 75}}, false},
+			[]check{{schemas.E2E, "p", 99, 0.8768009717071254}, {schemas.PeakConcurrency1s, "value", -1, 6}, {schemas.PeakChunkRate1s, "value", -1, 75}}, false},
 		{"benchmark_throughput_2025-02_output-json.json", "vllm-throughput", 1, 0, schemas.ScenarioOffline,
-			[]check{{"offline_request_throughput", "value", -1, 2.781764499305893}, {"offline_total_token_throughput", "value", -1, 1198.996134490826}}, true},
+			[]check{{schemas.OfflineRequestThroughput, "value", -1, 2.781764499305893}, {schemas.OfflineTotalTokenThroughput, "value", -1, 1198.996134490826}}, true},
 		{"benchmark_latency_2025-02_output-json.json", "vllm-latency", 1, 0, schemas.ScenarioBatchLatency,
-			[]check{{"batch_latency", "mean", -1, 7.1091228867570555}, {"batch_latency", "p", 99, 7.868931790143251}}, true},
+			[]check{{schemas.BatchLatency, "mean", -1, 7.1091228867570555}, {schemas.BatchLatency, "p", 99, 7.868931790143251}}, true},
 	}
 	for _, c := range cases {
 		t.Run(c.file, func(t *testing.T) {

@@ -18,18 +18,18 @@ import (
 
 // Metrics lists the definitions that can be observed from request rows, in
 // display order.
-var Metrics = []string{"ttft", "ttft_answer", "tpot", "itl_chunk", "e2e", "client_queue", "input_tokens", "output_tokens"}
+var Metrics = []schemas.MetricID{schemas.TTFT, schemas.TTFTAnswer, schemas.TPOT, schemas.ITLChunk, schemas.E2E, schemas.ClientQueue, schemas.InputTokens, schemas.OutputTokens}
 
 // A Run is one run with its observations.
 type Run struct {
 	Run schemas.Run
 	// Values maps a definition ID to the run's observations of it (unless
 	// Options.Bounded).
-	Values map[string][]float64
+	Values map[schemas.MetricID][]float64
 	// Series holds the observations with bounded memory instead of
 	// Values when Options.Bounded: exact quantiles, mean and standard
 	// deviation whatever the size, but no resampling.
-	Series map[string]*spill.Floats
+	Series map[schemas.MetricID]*spill.Floats
 	// Requests holds what goodput needs, one entry per profiling request
 	// (failed ones included).
 	Requests []stats.Request
@@ -41,7 +41,7 @@ type Run struct {
 // Options say what Load keeps.
 type Options struct {
 	// Metrics are the definition IDs to collect; nil means all of Metrics.
-	Metrics []string
+	Metrics []schemas.MetricID
 	// Goodput keeps Requests for goodput (with chunk gaps only when the
 	// caller's SLO has an ITL limit, GoodputGaps).
 	Goodput, GoodputGaps bool
@@ -61,7 +61,7 @@ func (r *Run) Close() {
 // the requested series are held, so asking for TTFT alone costs 8 bytes per
 // request whatever the chunk count.
 func Load(ctx context.Context, b *schemas.Bundle, o Options) ([]*Run, error) {
-	want := map[string]bool{}
+	want := map[schemas.MetricID]bool{}
 	for _, id := range Metrics {
 		want[id] = o.Metrics == nil || slices.Contains(o.Metrics, id)
 	}
@@ -72,7 +72,7 @@ func Load(ctx context.Context, b *schemas.Bundle, o Options) ([]*Run, error) {
 	out := make([]*Run, len(runs))
 	byID := map[string]*Run{}
 	for i := range runs {
-		out[i] = &Run{Run: runs[i], Values: map[string][]float64{}, Series: map[string]*spill.Floats{}}
+		out[i] = &Run{Run: runs[i], Values: map[schemas.MetricID][]float64{}, Series: map[schemas.MetricID]*spill.Floats{}}
 		byID[runs[i].ID] = out[i]
 	}
 	err = b.RequestColumns(ctx, columnsFor(want, o), func(q *schemas.Request) error {
@@ -96,7 +96,7 @@ func Load(ctx context.Context, b *schemas.Bundle, o Options) ([]*Run, error) {
 			return nil
 		}
 		var addErr error
-		push := func(id string, v float64) {
+		push := func(id schemas.MetricID, v float64) {
 			if !o.Bounded {
 				r.Values[id] = append(r.Values[id], v)
 				return
@@ -110,29 +110,29 @@ func Load(ctx context.Context, b *schemas.Bundle, o Options) ([]*Run, error) {
 				addErr = err
 			}
 		}
-		add := func(id string, v schemas.Opt[float64]) {
+		add := func(id schemas.MetricID, v schemas.Opt[float64]) {
 			if v.OK && want[id] {
 				push(id, v.V)
 			}
 		}
-		add("ttft", q.TTFTS)
-		add("ttft_answer", q.TTFTAnswerS)
-		add("e2e", q.E2ES)
-		add("client_queue", q.QueueS)
+		add(schemas.TTFT, q.TTFTS)
+		add(schemas.TTFTAnswer, q.TTFTAnswerS)
+		add(schemas.E2E, q.E2ES)
+		add(schemas.ClientQueue, q.QueueS)
 		if q.InputTokens.OK {
-			add("input_tokens", schemas.Some(float64(q.InputTokens.V)))
+			add(schemas.InputTokens, schemas.Some(float64(q.InputTokens.V)))
 		}
 		if q.OutputTokens.OK {
-			add("output_tokens", schemas.Some(float64(q.OutputTokens.V)))
+			add(schemas.OutputTokens, schemas.Some(float64(q.OutputTokens.V)))
 			// TPOT as vLLM defines it, over requests with more than one
 			// output token.
 			if q.TTFTS.OK && q.E2ES.OK && q.OutputTokens.V > 1 {
-				add("tpot", schemas.Some((q.E2ES.V-q.TTFTS.V)/float64(q.OutputTokens.V-1)))
+				add(schemas.TPOT, schemas.Some((q.E2ES.V-q.TTFTS.V)/float64(q.OutputTokens.V-1)))
 			}
 		}
-		if len(q.ChunkGapsS) > 0 && want["itl_chunk"] {
+		if len(q.ChunkGapsS) > 0 && want[schemas.ITLChunk] {
 			for _, g := range q.ChunkGapsS {
-				push("itl_chunk", g)
+				push(schemas.ITLChunk, g)
 			}
 		}
 		return addErr
@@ -141,12 +141,12 @@ func Load(ctx context.Context, b *schemas.Bundle, o Options) ([]*Run, error) {
 }
 
 // columnsFor lists the request columns Load needs.
-func columnsFor(want map[string]bool, o Options) []string {
+func columnsFor(want map[schemas.MetricID]bool, o Options) []string {
 	cols := []string{"run_id", "status", "phase"}
-	need := map[string][]string{
-		"ttft": {"ttft_s"}, "ttft_answer": {"ttft_answer_s"}, "e2e": {"e2e_s"}, "client_queue": {"queue_s"},
-		"input_tokens": {"input_tokens"}, "output_tokens": {"output_tokens"},
-		"tpot": {"ttft_s", "e2e_s", "output_tokens"}, "itl_chunk": {"chunk_gaps_s"},
+	need := map[schemas.MetricID][]string{
+		schemas.TTFT: {"ttft_s"}, schemas.TTFTAnswer: {"ttft_answer_s"}, schemas.E2E: {"e2e_s"}, schemas.ClientQueue: {"queue_s"},
+		schemas.InputTokens: {"input_tokens"}, schemas.OutputTokens: {"output_tokens"},
+		schemas.TPOT: {"ttft_s", "e2e_s", "output_tokens"}, schemas.ITLChunk: {"chunk_gaps_s"},
 	}
 	for id, ok := range want {
 		if ok {

@@ -68,23 +68,23 @@ func syntheticReport() *render.Report {
 		for k, rate := range []float64{2, 4, 8} {
 			slow := 1 + float64(pi)
 			r := &render.ReportRun{Platform: pl, Name: pl + " @" + render.Sig(rate, 3), Run: schemas.Run{ID: pl + "-" + render.Sig(rate, 3)},
-				Series: map[string][]float64{}}
+				Series: map[schemas.MetricID][]float64{}}
 			seed := uint64(10*pi + k)
-			r.Series["ttft"] = sortedCopy(series(seed, 120, 0.04*slow*(1+float64(k)/2)))
-			r.Series["tpot"] = sortedCopy(series(seed+100, 120, 0.010*slow))
-			r.Series["itl_chunk"] = sortedCopy(series(seed+200, 240, 0.010*slow))
-			r.Series["e2e"] = sortedCopy(series(seed+300, 120, 1.2*slow))
+			r.Series[schemas.TTFT] = sortedCopy(series(seed, 120, 0.04*slow*(1+float64(k)/2)))
+			r.Series[schemas.TPOT] = sortedCopy(series(seed+100, 120, 0.010*slow))
+			r.Series[schemas.ITLChunk] = sortedCopy(series(seed+200, 240, 0.010*slow))
+			r.Series[schemas.E2E] = sortedCopy(series(seed+300, 120, 1.2*slow))
 			tput := 100 * rate / slow
-			add := func(key, metric string, p float64, e render.Estimate) {
+			add := func(key string, metric schemas.MetricID, p float64, e render.Estimate) {
 				spec := render.HeadlineSpec{Key: key, Label: key, Metric: metric, P: p}
 				r.Headlines = append(r.Headlines, render.Headline{HeadlineSpec: spec, Unit: schemas.MustLookup(metric).Unit, Est: e, Known: true, From: "requests"})
 			}
-			add("output_token_throughput", "output_token_throughput", 0, est(tput, 0.95*tput, 1.04*tput))
-			for _, m := range []string{"ttft", "tpot"} {
+			add("output_token_throughput", schemas.OutputTokenThroughput, 0, est(tput, 0.95*tput, 1.04*tput))
+			for _, m := range []schemas.MetricID{schemas.TTFT, schemas.TPOT} {
 				xs := r.Series[m]
 				p50, p99 := xs[len(xs)/2], xs[len(xs)*99/100]
-				add(m+"_p50", m, 50, est(p50, 0.97*p50, 1.03*p50))
-				add(m+"_p99", m, 99, est(p99, 0.9*p99, 1.2*p99))
+				add(string(m)+"_p50", m, 50, est(p50, 0.97*p50, 1.03*p50))
+				add(string(m)+"_p99", m, 99, est(p99, 0.9*p99, 1.2*p99))
 			}
 			cost := 2.49 / 3600 * 600 * 1e6 / (tput * 600)
 			r.Cost = &render.RunCosting{UnitsSource: "quote", QuoteUnits: []costing.UnitCost{{Metric: costing.CostPer1MOutputTokens, Currency: "USD",

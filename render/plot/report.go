@@ -17,15 +17,15 @@ import (
 )
 
 // metricText names the report's per-request metrics in figures.
-var metricText = map[string]struct{ short, population string }{
-	"ttft":      {"TTFT", "successful requests"},
-	"tpot":      {"TPOT", "successful requests with more than one output token"},
-	"itl_chunk": {"ITL (per chunk)", "gaps between streamed chunks, pooled over successful requests"},
-	"e2e":       {"E2E latency", "successful requests"},
+var metricText = map[schemas.MetricID]struct{ short, population string }{
+	schemas.TTFT:     {"TTFT", "successful requests"},
+	schemas.TPOT:     {"TPOT", "successful requests with more than one output token"},
+	schemas.ITLChunk: {"ITL (per chunk)", "gaps between streamed chunks, pooled over successful requests"},
+	schemas.E2E:      {"E2E latency", "successful requests"},
 }
 
 // figureStem names the figures of a metric.
-var figureStem = map[string]string{"ttft": "ttft", "tpot": "tpot", "itl_chunk": "itl", "e2e": "e2e"}
+var figureStem = map[schemas.MetricID]string{schemas.TTFT: "ttft", schemas.TPOT: "tpot", schemas.ITLChunk: "itl", schemas.E2E: "e2e"}
 
 // Report draws the report's figures, in a fixed order: an ECDF and a
 // histogram per latency metric, latency against throughput, GPU telemetry
@@ -113,8 +113,8 @@ func Report(rep *render.Report, o Options) (figs []Figure, skipped []string, err
 	return figs, skipped, nil
 }
 
-func populationWord(id string) string {
-	if id == "itl_chunk" {
+func populationWord(id schemas.MetricID) string {
+	if id == schemas.ITLChunk {
 		return "chunk gaps"
 	}
 	return "requests"
@@ -134,11 +134,11 @@ func sweepFigure(rep *render.Report, add adder, skipped *[]string) error {
 		byPlatform[r.Platform] = append(byPlatform[r.Platform], r)
 	}
 	var panels []*plot.Plot
-	for _, metric := range []string{"ttft", "tpot"} {
+	for _, metric := range []schemas.MetricID{schemas.TTFT, schemas.TPOT} {
 		unit := schemas.MustLookup(metric).Unit
 		typical := 0.0
 		for _, r := range rep.Runs {
-			if h, ok := r.Headline(metric + "_p99"); ok && h.Known {
+			if h, ok := r.Headline(string(metric) + "_p99"); ok && h.Known {
 				typical = math.Max(typical, h.Est.Value)
 			}
 		}
@@ -150,7 +150,7 @@ func sweepFigure(rep *render.Report, add adder, skipped *[]string) error {
 				ln := SweepLine{Name: pl + " " + pct, Dashed: pct == "p50", Color: i}
 				for _, r := range runs {
 					x, okx := r.Headline("output_token_throughput")
-					y, oky := r.Headline(metric + "_" + pct)
+					y, oky := r.Headline(string(metric) + "_" + pct)
 					if !okx || !oky || !x.Known || !y.Known {
 						continue
 					}
@@ -164,7 +164,7 @@ func sweepFigure(rep *render.Report, add adder, skipped *[]string) error {
 		p, err := Sweep(metricText[metric].short+" vs output token throughput", "output token throughput (tokens/s)",
 			fmt.Sprintf("%s (%s)", metricText[metric].short, ulabel), lines)
 		if errors.Is(err, errNoData) {
-			*skipped = append(*skipped, "latency vs throughput: no run has both "+metric+" percentiles and output token throughput")
+			*skipped = append(*skipped, "latency vs throughput: no run has both "+string(metric)+" percentiles and output token throughput")
 			return nil
 		}
 		if err != nil {

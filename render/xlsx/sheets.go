@@ -225,7 +225,7 @@ func (b *book) metrics() error {
 	for _, r := range b.rep.Runs {
 		for _, m := range r.Metrics {
 			def, _ := schemas.Lookup(m.MetricID)
-			texts := map[int]string{1: r.Name, 2: m.MetricID, 3: def.Name, 4: render.StatText(m), 6: m.Unit,
+			texts := map[int]string{1: r.Name, 2: string(m.MetricID), 3: def.Name, 4: render.StatText(m), 6: m.Unit,
 				11: m.Method, 12: m.Source, 13: m.NativeName, 15: m.Note, 16: def.Summary()}
 			for col, s := range texts {
 				if err := b.setText(sheet, col, row, s, ""); err != nil {

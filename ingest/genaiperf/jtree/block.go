@@ -28,7 +28,7 @@ type Block struct {
 // Spec says how a block maps to a definition.
 type Spec struct {
 	RunID    string
-	MetricID string
+	MetricID schemas.MetricID
 	Native   string // the tool's name for the metric, e.g. "time_to_first_token"
 	// Div divides every value (e.g. 1000 for ms -> s); 0 means 1. Dividing
 	// by an exact power of ten rounds once, where multiplying by 1e-3
