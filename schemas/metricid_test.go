@@ -75,7 +75,7 @@ func TestNoMetricIDLiterals(t *testing.T) {
 		t.Fatalf("go list: %v", err)
 	}
 	type pkg struct {
-		ImportPath, Dir, Export, ForTest string
+		ImportPath, Dir, Export, ForTest   string
 		GoFiles, TestGoFiles, XTestGoFiles []string
 		ImportMap                          map[string]string
 		Module                             *struct{ Path string }
