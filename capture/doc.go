@@ -30,7 +30,8 @@
 // reading; durations with Sub). Wall-clock values are the wall clock read
 // once at the start plus monotonic time, so a clock step mid-capture moves
 // nothing. For each request, following vLLM's request functions
-// (shared/formats/vllm.md section 3.1, the 2025-01-21+ definitions):
+// (docs/formats/vllm.md section 3.1, the 2025-01-21+ definitions; see
+// docs/formats/capture.md):
 //
 //   - sent: just before the HTTP request is handed to the transport, after
 //     any wait for a concurrency slot; like vLLM's st it includes taking a

@@ -11,7 +11,7 @@ import (
 // one mapper serves them. CUR 2.0 moves product attributes and tags into
 // map columns ("product", "resource_tags"), read here as JSON objects.
 //
-// Mapping (shared/formats/billing-nvml.md §4):
+// Mapping (docs/formats/billing.md §2, §5):
 //
 //	BilledCost      lineItem/NetUnblendedCost when present and non-null, else UnblendedCost
 //	EffectiveCost   by LineItemType: DiscountedUsage → reservation/EffectiveCost;

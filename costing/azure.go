@@ -10,7 +10,7 @@ import (
 // azureMapper reads Azure Cost Management cost details, EA (PascalCase)
 // and MCA (camelCase) alike; header lookup ignores case.
 //
-// Mapping (shared/formats/billing-nvml.md §2.3, §4; Microsoft's FOCUS
+// Mapping (docs/formats/billing.md §4, §5; Microsoft's FOCUS
 // conversion):
 //
 //	ChargePeriod     Date (a whole UTC day; any time of day is dropped) → [Date, Date+24h)

@@ -46,6 +46,6 @@
 // the manner of golang.org/x/perf/benchmath.
 //
 // The billing formats, the mapping to FOCUS and the time-window rules are
-// described in shared/formats/billing-nvml.md; each reader's doc comment
+// described in docs/formats/billing.md; each reader's doc comment
 // lists the mapping it applies.
 package costing

@@ -12,7 +12,7 @@ import (
 // fold to the same key). Repeated fields (credits, labels, system_labels)
 // are read as JSON or as Python literals.
 //
-// Mapping (shared/formats/billing-nvml.md §2.2, §4):
+// Mapping (docs/formats/billing.md §3, §5):
 //
 //	BilledCost      cost + Σ credits.amount (credits are negative)
 //	EffectiveCost   the same (the CUD fee amortisation GCP's own FOCUS export

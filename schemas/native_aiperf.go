@@ -2,8 +2,7 @@ package schemas
 
 // aiperfNatives maps NVIDIA AIPerf's outputs (profile_export.jsonl,
 // profile_export_aiperf.json/.csv, timeslice exports) to definitions.
-// Versions are AIPerf releases (shared/formats/genai-perf-aiperf.md
-// section 2). AIPerf counts reasoning_content as output: its TTFT, OSL and
+// Versions are AIPerf releases (docs/formats/aiperf.md). AIPerf counts reasoning_content as output: its TTFT, OSL and
 // ITL include reasoning, unlike GenAI-Perf's.
 var aiperfNatives = []Native{
 	{Metric: TTFT, Tool: "aiperf", Names: "time_to_first_token (ttft up to 0.1.x); Time to First Token", Versions: "0.1+",

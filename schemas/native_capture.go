@@ -2,7 +2,7 @@ package schemas
 
 // captureNatives maps verdict's own load generator (verdict capture,
 // package capture) to definitions. Capture times requests the way vLLM's
-// benchmark does (shared/formats/vllm.md section 3), on the monotonic
+// benchmark does (docs/formats/vllm.md section 3, docs/formats/capture.md), on the monotonic
 // clock, so its ttft, itl_chunk, tpot and e2e compare with vLLM's
 // 2025-01-21+ numbers; its names are the bundle's own columns and metric
 // rows (computed statistics). Samples come from NVML or a dcgm-exporter

@@ -3,7 +3,7 @@ package schemas
 // genaiperfNatives maps NVIDIA GenAI-Perf's outputs (profile_export_genai_perf
 // .json/.csv and the raw perf_analyzer profile_export.json) to definitions.
 // Versions are GenAI-Perf releases, dated from the file's layout
-// (shared/formats/genai-perf-aiperf.md section 1.8). GenAI-Perf never reads
+// (docs/formats/genai-perf.md section 5.2). GenAI-Perf never reads
 // reasoning_content: every token count and every first-token time is over
 // answer content only.
 var genaiperfNatives = []Native{

@@ -1,7 +1,7 @@
 package schemas
 
 // guidellmNatives maps GuideLLM's benchmarks.json / .yaml to definitions.
-// Generations (shared/formats/mlperf-guidellm-llmperf.md section 2.1): 0 is
+// Generations (docs/formats/guidellm.md section 1): 0 is
 // v0.1.x, A is v0.2.0-v0.3.x, B is v0.4.x, C is v0.5-v0.6, D is v0.7+.
 // Distribution statistics are read from the status "successful"; from
 // generation A on percentiles are nearest_rank_cumulative, std is

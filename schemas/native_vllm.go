@@ -2,7 +2,8 @@ package schemas
 
 // vllmNatives maps vLLM's benchmark outputs (vllm bench serve,
 // benchmarks/benchmark_serving.py, vllm bench throughput and latency) to
-// definitions. Dates are upstream commit dates (see shared/formats/vllm.md).
+// definitions. Dates are upstream commit dates (see docs/formats/vllm.md
+// section 4).
 var vllmNatives = []Native{
 	{Metric: TTFT, Tool: "vllm", Names: "ttfts; {mean,median,std,pN}_ttft_ms", Versions: "2025-01-21+",
 		Note: "first SSE message with a non-empty choices array, even if its text is empty; before 2025-01-21 the first chunk with non-empty text"},

@@ -1,7 +1,8 @@
 package schemas
 
 // genaiperfAIPerfDefinitions are the metrics NVIDIA's GenAI-Perf and AIPerf
-// report that no core definition fits (shared/formats/genai-perf-aiperf.md).
+// report that no core definition fits (docs/formats/genai-perf.md section 6,
+// docs/formats/aiperf.md).
 // The two tools share metric names whose definitions differ: GenAI-Perf
 // counts answer tokens only and times its per-request rates from the first
 // answer chunk, AIPerf counts reasoning as output. Each gets its own

@@ -1,7 +1,8 @@
 package schemas
 
 // Definitions that MLPerf LoadGen, GuideLLM, LLMPerf and Locust need and
-// no core definition fits (shared/formats/mlperf-guidellm-llmperf.md). Each
+// no core definition fits (docs/formats/mlperf.md, guidellm.md, llmperf.md,
+// locust.md). Each
 // differs from its nearest core definition in what is timed, over which
 // population or over which window; the description says how.
 

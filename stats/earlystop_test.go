@@ -2,7 +2,8 @@ package stats
 
 import "testing"
 
-// Test vectors from shared/formats/mlperf-guidellm-llmperf.md section 1.7.
+// Test vectors from docs/formats/mlperf.md section 4.3 (LoadGen's own
+// early_stopping.cc, cross-checked with an exact binomial search).
 
 func TestEarlyStoppingH(t *testing.T) {
 	ts := []int{0, 1, 2, 3, 5, 10, 20, 50, 100, 1000}

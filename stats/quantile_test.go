@@ -5,9 +5,8 @@ import (
 	"testing"
 )
 
-// TestSharedVector is the cross-tool table of
-// shared/formats/mlperf-guidellm-llmperf.md section 5: x = 10, 20, ..., 100
-// read by each tool's own method.
+// TestSharedVector is the cross-tool table of docs/formats/percentiles.md:
+// x = 10, 20, ..., 100 read by each tool's own method.
 func TestSharedVector(t *testing.T) {
 	x := []float64{10, 20, 30, 40, 50, 60, 70, 80, 90, 100}
 	ps := []float64{0.25, 0.50, 0.75, 0.90, 0.99}

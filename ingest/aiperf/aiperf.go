@@ -7,7 +7,7 @@
 // Files are recognized by content, so --profile-export-prefix names work.
 //
 // Metrics are mapped by definition, not by name (see
-// shared/formats/genai-perf-aiperf.md and schemas/native_aiperf.go).
+// docs/formats/aiperf.md and schemas/native_aiperf.go).
 // AIPerf counts reasoning_content as output: time_to_first_token is ttft
 // (the first chunk of any content), time_to_first_output_token is
 // ttft_answer (GenAI-Perf's TTFT), inter_token_latency is tpot with

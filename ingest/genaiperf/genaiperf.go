@@ -5,7 +5,7 @@
 // profiles from, and a whole artifacts directory given as one argument.
 //
 // Metrics are mapped by definition, not by name (see
-// shared/formats/genai-perf-aiperf.md and schemas/native_genaiperf.go).
+// docs/formats/genai-perf.md and schemas/native_genaiperf.go).
 // GenAI-Perf never reads reasoning_content, so its TTFT, TTST, output
 // length and ITL are answer-only: time_to_first_token is ttft_answer and
 // inter_token_latency, per request (latency - ttft) / (osl - 1), is

@@ -4,7 +4,7 @@ import "slices"
 
 // GenAI-Perf never writes its version. What a file's layout says about the
 // code that wrote it is an interval of releases, narrowed by each piece of
-// evidence (shared/formats/genai-perf-aiperf.md section 1.8): a key or a
+// evidence (docs/formats/genai-perf.md section 5.2): a key or a
 // unit that appeared in a release bounds it from below, one that was
 // removed bounds it from above. Semantics that changed between releases
 // (ITL's definition, the 0.0.8-0.0.9 output-length bug) are decided only

@@ -1,6 +1,6 @@
 // Package guidellm reads GuideLLM reports: the benchmarks.json and
 // benchmarks.yaml that `guidellm benchmark` writes, in all five schema
-// generations (shared/formats/mlperf-guidellm-llmperf.md section 2.1):
+// generations (docs/formats/guidellm.md section 1):
 //
 //	0  v0.1.x        {benchmarks: [{mode, rate, results, errors, ...}], args}
 //	A  v0.2.0-v0.3.x {benchmarks: [{args, run_stats, worker, request_loader, metrics, requests, ...}]}

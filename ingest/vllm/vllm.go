@@ -9,7 +9,7 @@
 // arrays (--save-detailed) are read in lockstep in a second pass, so memory
 // stays bounded whatever the number of requests.
 //
-// Mapping follows shared/formats/vllm.md: milliseconds become seconds once,
+// Mapping follows docs/formats/vllm.md: milliseconds become seconds once,
 // here; key renames are unified; "inf" rates become +Inf; zeros written by
 // a run without successful requests are stored as missing; --metadata keys
 // and sweep parameters are kept as labels. When per-request arrays are
