@@ -3,73 +3,29 @@ package capture
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
 	"math"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/verdict-llm/verdict/internal/testkit"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files in testdata")
-
-// golden compares got with testdata/name, or rewrites it with -update; a
-// mismatch leaves testdata/name.got and shows a diff.
+// golden compares got with testdata/name (testkit.Golden).
 func golden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		os.MkdirAll(filepath.Dir(path), 0o755)
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (go test -update creates it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		os.WriteFile(path+".got", got, 0o644)
-		diff, _ := exec.Command("diff", "-u", path, path+".got").CombinedOutput()
-		t.Errorf("%s differs from the golden file (got in %s.got):\n%s", path, path, diff)
-	}
-}
-
-// sharedDir returns ../shared/fixtures/<sub> next to the repository root,
-// or skips the test when it is absent. The fixtures are read in place.
-func sharedDir(t testing.TB, sub string) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Skip("repository root (go.mod) not found")
-		}
-		dir = parent
-	}
-	p := filepath.Join(dir, "..", "shared", "fixtures", sub)
-	if fi, err := os.Stat(p); err != nil || !fi.IsDir() {
-		t.Skipf("%s is absent; these tests read the shared fixtures in place", p)
-	}
-	return p
+	testkit.Golden(t, filepath.Join("testdata", name), got)
 }
 
 var scrapeTime = time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
 
 func TestDCGMFixtures(t *testing.T) {
-	dir := sharedDir(t, "dcgm")
+	dir := testkit.Corpus(t, "dcgm")
 	files, _ := filepath.Glob(filepath.Join(dir, "*.prom"))
 	if len(files) == 0 {
-		t.Skip("no DCGM fixtures")
+		testkit.NoCorpus(t, "no DCGM scrapes (*.prom) in %s", dir)
 	}
 	for _, f := range files {
 		t.Run(filepath.Base(f), func(t *testing.T) {
@@ -92,12 +48,11 @@ func TestDCGMFixtures(t *testing.T) {
 }
 
 func TestDCGMFacts(t *testing.T) {
-	dir := sharedDir(t, "dcgm")
 	read := func(name string) *DCGMScrape {
 		t.Helper()
-		in, err := os.Open(filepath.Join(dir, name))
+		in, err := os.Open(testkit.CorpusFile(t, "dcgm", name))
 		if err != nil {
-			t.Skip(err)
+			t.Fatal(err)
 		}
 		defer in.Close()
 		sc, err := ParseDCGM(in, scrapeTime)

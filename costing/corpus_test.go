@@ -6,14 +6,16 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/verdict-llm/verdict/internal/testkit"
 )
 
-// TestCorpus reads every file of the shared billing corpus in place
-// (../shared/fixtures/billing next to the repository root; see
-// SOURCES.md there) and checks the detected format, the row counts and
-// values picked by hand from each file. The files are never copied here.
+// TestCorpus reads every file of the billing corpus in place
+// (testkit.Corpus; see SOURCES.md there) and checks the detected format,
+// the row counts and values picked by hand from each file. The files are
+// never copied here.
 func TestCorpus(t *testing.T) {
-	dir := corpusDir(t)
+	dir := testkit.Corpus(t, "billing")
 	at := func(s string) time.Time { return mustTime(s) }
 	byLine := func(t *testing.T, b *Bill, line int) *Charge {
 		t.Helper()
@@ -198,7 +200,7 @@ func TestCorpus(t *testing.T) {
 // TestCorpusStreaming reads the largest corpus file with the streaming
 // Reader and ReuseCharge, and checks it agrees with ReadAll.
 func TestCorpusStreaming(t *testing.T) {
-	path := filepath.Join(corpusDir(t), "aws_cur_legacy_ec2_hourly.csv")
+	path := testkit.CorpusFile(t, "billing", "aws_cur_legacy_ec2_hourly.csv")
 	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)

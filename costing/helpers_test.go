@@ -1,70 +1,22 @@
 package costing
 
 import (
-	"flag"
 	"fmt"
 	"maps"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/verdict-llm/verdict/internal/testkit"
 )
 
-var update = flag.Bool("update", false, "rewrite golden files in testdata/golden")
-
-// golden compares got with testdata/golden/name. On a mismatch it writes
-// testdata/golden/name.got (gitignored) and shows a diff; with -update it
-// rewrites the golden file instead.
+// golden compares got with testdata/golden/name (testkit.Golden).
 func golden(t *testing.T, name, got string) {
 	t.Helper()
-	path := filepath.Join("testdata", "golden", name)
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if string(want) == got {
-		os.Remove(path + ".got")
-		return
-	}
-	if err := os.WriteFile(path+".got", []byte(got), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	diff, _ := exec.Command("diff", "-u", path, path+".got").CombinedOutput()
-	t.Errorf("%s differs from golden (got written to %s.got):\n%s", name, path, diff)
-}
-
-// corpusDir returns shared/fixtures/billing, found next to the repository
-// root (the directory holding go.mod), or skips the test when it is absent.
-func corpusDir(t testing.TB) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Skip("billing corpus: repository root (go.mod) not found")
-		}
-		dir = parent
-	}
-	corpus := filepath.Join(dir, "..", "shared", "fixtures", "billing")
-	if fi, err := os.Stat(corpus); err != nil || !fi.IsDir() {
-		t.Skipf("billing corpus %s is absent; these tests read the shared fixtures in place and never copy them", corpus)
-	}
-	return corpus
+	testkit.Golden(t, filepath.Join("testdata", "golden", name), []byte(got))
 }
 
 // readFile reads a billing file with ReadAll.

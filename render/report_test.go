@@ -3,9 +3,7 @@ package render_test
 import (
 	"bytes"
 	"context"
-	"flag"
 	"math"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -14,22 +12,10 @@ import (
 	"github.com/verdict-llm/verdict/costing"
 	"github.com/verdict-llm/verdict/ingest"
 	"github.com/verdict-llm/verdict/ingest/all"
+	"github.com/verdict-llm/verdict/internal/testkit"
 	"github.com/verdict-llm/verdict/render"
 	"github.com/verdict-llm/verdict/schemas"
 )
-
-// -update rewrites the golden files; other test files of the package may
-// register the same flag, so whoever comes first does.
-func init() {
-	if flag.Lookup("update") == nil {
-		flag.Bool("update", false, "rewrite the golden files in testdata")
-	}
-}
-
-func updating() bool {
-	f := flag.Lookup("update")
-	return f != nil && f.Value.String() == "true"
-}
 
 const demo = "../testdata/demo/"
 
@@ -55,26 +41,11 @@ func demoBundles(t testing.TB, dir string) []string {
 	return out
 }
 
-// golden compares got with testdata/name, or rewrites it with -update; a
-// mismatch leaves testdata/name.got.
+// goldenAt compares got with render/testdata/name under the repository
+// root (testkit.Golden); the report tests run in a temporary directory.
 func goldenAt(t *testing.T, root, name, got string) {
 	t.Helper()
-	path := filepath.Join(root, "render", "testdata", name)
-	if updating() {
-		os.MkdirAll(filepath.Dir(path), 0o755)
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (go test -update creates it)", err)
-	}
-	if got != string(want) {
-		os.WriteFile(path+".got", []byte(got), 0o644)
-		t.Errorf("%s differs from the golden file; see %s.got", path, path)
-	}
+	testkit.Golden(t, filepath.Join(root, "render", "testdata", name), []byte(got))
 }
 
 // demoReport is the report of the demo bundles with the demo quotes,

@@ -4,54 +4,21 @@ import (
 	"bytes"
 	"encoding/json"
 	"encoding/xml"
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/verdict-llm/verdict/internal/testkit"
 	"github.com/verdict-llm/verdict/render"
 	"github.com/verdict-llm/verdict/schemas"
 	"github.com/verdict-llm/verdict/validate"
 )
 
-// -update rewrites the golden files in testdata. The flag is registered
-// here unless another test file of the package already did (init runs
-// after every package-level variable, so a `var update = flag.Bool(...)`
-// elsewhere comes first).
-func init() {
-	if flag.Lookup("update") == nil {
-		flag.Bool("update", false, "rewrite the golden files in testdata")
-	}
-}
-
-func updatingGolden() bool {
-	f := flag.Lookup("update")
-	return f != nil && f.Value.String() == "true"
-}
-
-// golden compares got with testdata/name, or rewrites it with -update; a
-// mismatch leaves testdata/name.got for inspection.
+// validateGolden compares got with testdata/name (testkit.Golden).
 func validateGolden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	path := filepath.Join("testdata", name)
-	if updatingGolden() {
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (go test -update creates it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		os.WriteFile(path+".got", got, 0o644)
-		t.Errorf("%s differs from the golden file; see %s.got", path, path)
-	}
+	testkit.Golden(t, filepath.Join("testdata", name), got)
 }
 
 // validateRuns are two runs of different tools: vLLM reports per-chunk

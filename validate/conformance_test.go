@@ -8,11 +8,12 @@ import (
 
 	"github.com/verdict-llm/verdict/ingest"
 	"github.com/verdict-llm/verdict/ingest/all"
-	"github.com/verdict-llm/verdict/ingest/ingesttest"
+	"github.com/verdict-llm/verdict/internal/testkit"
 )
 
-// The conformance tests run the rules over the shared corpus of real tool
-// outputs (../shared/fixtures beside the repository), ingested with every
+// The conformance tests run the rules over the corpus of real tool outputs
+// (testkit.Corpus; skipped without it, failing under
+// VERDICT_REQUIRE_CORPUS=1), ingested with every
 // format verdict knows. A case whose tool has no registered format in
 // ingest/all is skipped with a message, so the case starts running the day
 // the format is registered.
@@ -24,7 +25,7 @@ func sharedBundle(t *testing.T, name string, files ...string) string {
 	var paths []string
 	for _, f := range files {
 		tool, file, _ := strings.Cut(f, "/")
-		dir := ingesttest.SharedDir(t, tool)
+		dir := testkit.Corpus(t, tool)
 		if _, ok := ingest.Find(formats, tool); !ok { // each tool's directory is named after its format
 			t.Skipf("the %s format is not registered in ingest/all, so %s cannot be ingested", tool, file)
 		}

@@ -3,14 +3,13 @@ package main
 import (
 	"bytes"
 	"context"
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-)
 
-var updateCLI = flag.Bool("update", false, "rewrite the golden files in testdata")
+	"github.com/verdict-llm/verdict/internal/testkit"
+)
 
 // runCLI runs verdict with args and returns its exit code, stdout and
 // stderr.
@@ -21,26 +20,10 @@ func runCLI(t *testing.T, args ...string) (int, string, string) {
 	return code, out.String(), errb.String()
 }
 
-// cliGolden compares got with testdata/name, or rewrites it with -update;
-// a mismatch leaves testdata/name.got for inspection.
+// cliGolden compares got with testdata/name (testkit.Golden).
 func cliGolden(t *testing.T, name, got string) {
 	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *updateCLI {
-		os.MkdirAll("testdata", 0o755)
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (go test -update creates it)", err)
-	}
-	if got != string(want) {
-		os.WriteFile(path+".got", []byte(got), 0o644)
-		t.Errorf("%s differs from the golden file; see %s.got", path, path)
-	}
+	testkit.Golden(t, filepath.Join("testdata", name), []byte(got))
 }
 
 const demo = "../../testdata/demo/"

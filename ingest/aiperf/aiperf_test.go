@@ -18,6 +18,7 @@ import (
 	"github.com/verdict-llm/verdict/ingest/ingesttest"
 	"github.com/verdict-llm/verdict/ingest/vllm"
 	"github.com/verdict-llm/verdict/internal/samples"
+	"github.com/verdict-llm/verdict/internal/testkit"
 	"github.com/verdict-llm/verdict/schemas"
 	"github.com/verdict-llm/verdict/stats"
 )
@@ -285,7 +286,7 @@ func TestRecordsBad(t *testing.T) {
 // Each shared fixture, with the version detected and values checked
 // against the file.
 func TestSharedCorpus(t *testing.T) {
-	dir := ingesttest.SharedDir(t, "aiperf")
+	dir := testkit.Corpus(t, "aiperf")
 	type check struct {
 		id     schemas.MetricID
 		stat   string
@@ -354,7 +355,7 @@ func TestSharedCorpus(t *testing.T) {
 // TestDetectionMatrix runs both detectors (and vLLM's) over every shared
 // fixture: each tool's files go to its own format and to no other.
 func TestDetectionMatrix(t *testing.T) {
-	root := filepath.Dir(ingesttest.SharedDir(t, "aiperf"))
+	root := filepath.Dir(testkit.Corpus(t, "aiperf"))
 	files, _ := filepath.Glob(filepath.Join(root, "*", "*"))
 	if len(files) < 20 {
 		t.Fatalf("only %d fixtures", len(files))

@@ -10,7 +10,7 @@ import (
 
 	"github.com/verdict-llm/verdict/ingest"
 	"github.com/verdict-llm/verdict/ingest/all"
-	"github.com/verdict-llm/verdict/ingest/ingesttest"
+	"github.com/verdict-llm/verdict/internal/testkit"
 )
 
 // TestDetectionMatrix runs detection over every real-tool file of the
@@ -20,7 +20,7 @@ import (
 func TestDetectionMatrix(t *testing.T) {
 	formats := all.Formats()
 	for _, tool := range []string{"vllm", "genai-perf", "aiperf", "mlperf", "guidellm", "llmperf", "locust"} {
-		dir := ingesttest.SharedDir(t, tool)
+		dir := testkit.Corpus(t, tool)
 		files, _ := filepath.Glob(filepath.Join(dir, "*"))
 		for _, path := range files {
 			if strings.HasSuffix(path, "SOURCES.md") {

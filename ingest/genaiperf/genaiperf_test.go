@@ -15,6 +15,7 @@ import (
 	"github.com/verdict-llm/verdict/ingest/all"
 	"github.com/verdict-llm/verdict/ingest/genaiperf"
 	"github.com/verdict-llm/verdict/ingest/ingesttest"
+	"github.com/verdict-llm/verdict/internal/testkit"
 	"github.com/verdict-llm/verdict/schemas"
 )
 
@@ -214,7 +215,7 @@ func TestRawEdgeCases(t *testing.T) {
 // Each shared fixture, with the version detected and values checked
 // against the file.
 func TestSharedCorpus(t *testing.T) {
-	dir := ingesttest.SharedDir(t, "genai-perf")
+	dir := testkit.Corpus(t, "genai-perf")
 	type check struct {
 		id   schemas.MetricID
 		stat string

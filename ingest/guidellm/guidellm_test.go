@@ -18,6 +18,7 @@ import (
 	"github.com/verdict-llm/verdict/ingest/all"
 	"github.com/verdict-llm/verdict/ingest/guidellm"
 	"github.com/verdict-llm/verdict/ingest/ingesttest"
+	"github.com/verdict-llm/verdict/internal/testkit"
 	"github.com/verdict-llm/verdict/schemas"
 	"github.com/verdict-llm/verdict/stats"
 )
@@ -217,7 +218,7 @@ func TestPercentileVector(t *testing.T) {
 
 // TestSharedCorpus checks values against the real reports.
 func TestSharedCorpus(t *testing.T) {
-	dir := ingesttest.SharedDir(t, "guidellm")
+	dir := testkit.Corpus(t, "guidellm")
 	readShared := func(name string) *ingesttest.Result {
 		r, err := ingesttest.ReadFile(t, guidellm.Format{}, filepath.Join(dir, name))
 		if err != nil {
@@ -433,7 +434,7 @@ func bigReport(n int) []byte {
 // every format (GuideLLM's JSON resembles other tools' summaries) and with
 // --format, and checks that the counts add up.
 func TestDriver(t *testing.T) {
-	dir := ingesttest.SharedDir(t, "guidellm")
+	dir := testkit.Corpus(t, "guidellm")
 	files, _ := filepath.Glob(filepath.Join(dir, "*.*"))
 	var paths []string
 	for _, f := range files {

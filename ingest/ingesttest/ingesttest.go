@@ -1,6 +1,6 @@
 // Package ingesttest helps test ingest formats: it runs a Format over a
-// file or bytes and collects everything it reports, and it locates the
-// shared corpus of real tool outputs.
+// file or bytes and collects everything it reports, and renders it for
+// golden files. Golden files and the real-tool corpus are testkit's.
 package ingesttest
 
 import (
@@ -10,16 +10,15 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"flag"
 	"io"
 	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/verdict-llm/verdict/ingest"
+	"github.com/verdict-llm/verdict/internal/testkit"
 	"github.com/verdict-llm/verdict/schemas"
 )
 
@@ -101,44 +100,27 @@ func (r *Result) Metric(run string, id schemas.MetricID, stat string, pct float6
 	return schemas.Metric{}, false
 }
 
-// SharedDir returns the directory of the shared corpus for a tool
-// (../shared/fixtures/<tool> beside the repository), or skips the test
-// when the corpus is absent, as it is in a user's clone.
+// SharedDir returns the corpus directory of a tool, skipping the test when
+// it is absent (failing with VERDICT_REQUIRE_CORPUS=1).
+//
+// Deprecated: use testkit.Corpus, which this calls.
 func SharedDir(t testing.TB, tool string) string {
 	t.Helper()
-	_, file, _, _ := runtime.Caller(0)
-	root := filepath.Dir(filepath.Dir(filepath.Dir(file))) // the repository
-	dir := filepath.Join(filepath.Dir(root), "shared", "fixtures", tool)
-	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
-		t.Skipf("shared corpus not found at %s: the real-tool conformance tests need ../shared beside the repository", dir)
-	}
-	return dir
+	return testkit.Corpus(t, tool)
 }
 
-// Update is the -update flag of every ingest test package: it rewrites
-// the golden files instead of comparing with them.
-var Update = flag.Bool("update", false, "rewrite the golden files in testdata/golden")
+// Update is the -update flag (testkit's): it rewrites the golden files
+// instead of comparing with them.
+//
+// Deprecated: use testkit.Update.
+var Update = testkit.Update
 
-// Golden compares got with testdata/golden/name, or rewrites the file with
-// -update. On a mismatch it writes name.got beside it for inspection.
+// Golden compares got with testdata/golden/name, the ingest packages' place
+// for golden files, through testkit.Golden (which -update rewrites and
+// which leaves name.got beside a mismatch).
 func Golden(t testing.TB, name string, got []byte) {
 	t.Helper()
-	path := filepath.Join("testdata", "golden", name)
-	if *Update {
-		os.MkdirAll(filepath.Dir(path), 0o755)
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		os.WriteFile(path+".got", got, 0o644)
-		t.Errorf("%s differs from the golden file; see %s.got (go test -update rewrites it)", path, path)
-	}
+	testkit.Golden(t, filepath.Join("testdata", "golden", name), got)
 }
 
 // Dump renders everything a Format reported deterministically, for
@@ -196,7 +178,7 @@ func ReadTwice(t testing.TB, f ingest.Format, name string, data []byte) *Result 
 // CheckDetect runs f's Detect over every file of the shared corpus: the
 // tool's own files must score at least least, every other tool's file 0;
 // and over the package's own testdata fixtures, which must score at least
-// least too. It skips the corpus part when ../shared is absent.
+// least too. The corpus part skips (or fails) as testkit.Corpus does.
 func CheckDetect(t *testing.T, f ingest.Format, tool string, least int, fixtures []string) {
 	t.Helper()
 	for _, name := range fixtures {
@@ -205,7 +187,7 @@ func CheckDetect(t *testing.T, f ingest.Format, tool string, least int, fixtures
 			t.Errorf("Detect(%s) = %d, want at least %d", name, got, least)
 		}
 	}
-	root := filepath.Dir(SharedDir(t, tool))
+	root := filepath.Dir(testkit.Corpus(t, tool))
 	files, _ := filepath.Glob(filepath.Join(root, "*", "*"))
 	for _, path := range files {
 		if filepath.Base(path) == "SOURCES.md" {

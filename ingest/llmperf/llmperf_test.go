@@ -18,6 +18,7 @@ import (
 	"github.com/verdict-llm/verdict/ingest/all"
 	"github.com/verdict-llm/verdict/ingest/ingesttest"
 	"github.com/verdict-llm/verdict/ingest/llmperf"
+	"github.com/verdict-llm/verdict/internal/testkit"
 	"github.com/verdict-llm/verdict/schemas"
 	"github.com/verdict-llm/verdict/stats"
 )
@@ -105,7 +106,7 @@ func TestPairs(t *testing.T) {
 	if n := agree(t, s, i, 1e-12); n != 60 {
 		t.Errorf("demo: %d statistics compared, want 6 metrics x 10", n)
 	}
-	dir := ingesttest.SharedDir(t, "llmperf")
+	dir := testkit.Corpus(t, "llmperf")
 	for _, name := range []string{"leaderboard-anyscale_70b", "leaderboard-lepton_70b"} {
 		s := readPath(t, filepath.Join(dir, name+"_summary.json"))
 		i := readPath(t, filepath.Join(dir, name+"_individual_responses.json"))
@@ -206,7 +207,7 @@ func TestPercentileVector(t *testing.T) {
 
 // TestSharedCorpus checks the leaderboard files' values and quirks.
 func TestSharedCorpus(t *testing.T) {
-	dir := ingesttest.SharedDir(t, "llmperf")
+	dir := testkit.Corpus(t, "llmperf")
 	r := readPath(t, filepath.Join(dir, "leaderboard-lepton_70b_summary.json"))
 	run := r.Runs[0]
 	if run.Completed.V != 20 || run.Failed.V != 130 || run.NumPrompts.V != 150 || run.Model != "llama2-70b" ||
@@ -355,7 +356,7 @@ func BenchmarkReadIndividual(b *testing.B) {
 // TestDriver ingests the shared files through the driver, detected and
 // with --format, and checks that the counts add up.
 func TestDriver(t *testing.T) {
-	dir := ingesttest.SharedDir(t, "llmperf")
+	dir := testkit.Corpus(t, "llmperf")
 	files, _ := filepath.Glob(filepath.Join(dir, "*.json"))
 	for _, format := range []string{"auto", "llmperf"} {
 		sum, err := ingest.ToBundle(context.Background(), files, filepath.Join(t.TempDir(), "b"), ingest.Options{Formats: all.Formats(), Format: format})

@@ -16,6 +16,7 @@ import (
 	"github.com/verdict-llm/verdict/ingest/all"
 	"github.com/verdict-llm/verdict/ingest/ingesttest"
 	"github.com/verdict-llm/verdict/ingest/locust"
+	"github.com/verdict-llm/verdict/internal/testkit"
 	"github.com/verdict-llm/verdict/schemas"
 	"github.com/verdict-llm/verdict/stats"
 )
@@ -195,7 +196,7 @@ func TestSemantics(t *testing.T) {
 
 // TestSharedCorpus checks values against the real run's four files.
 func TestSharedCorpus(t *testing.T) {
-	dir := ingesttest.SharedDir(t, "locust")
+	dir := testkit.Corpus(t, "locust")
 	r := readPath(t, filepath.Join(dir, "results_stats.csv"))
 	if len(r.Runs) != 9 || len(r.Rejections) != 0 {
 		t.Fatalf("%d runs, rejections %v", len(r.Runs), r.Rejections)
@@ -250,7 +251,7 @@ func TestSharedCorpus(t *testing.T) {
 // TestDriver ingests the four shared files through the driver, detected
 // and with --format, and checks the counts.
 func TestDriver(t *testing.T) {
-	dir := ingesttest.SharedDir(t, "locust")
+	dir := testkit.Corpus(t, "locust")
 	files, _ := filepath.Glob(filepath.Join(dir, "*.csv"))
 	for _, format := range []string{"auto", "locust"} {
 		sum, err := ingest.ToBundle(context.Background(), files, filepath.Join(t.TempDir(), "b"), ingest.Options{Formats: all.Formats(), Format: format})

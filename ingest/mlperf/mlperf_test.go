@@ -16,6 +16,7 @@ import (
 	"github.com/verdict-llm/verdict/ingest/all"
 	"github.com/verdict-llm/verdict/ingest/ingesttest"
 	"github.com/verdict-llm/verdict/ingest/mlperf"
+	"github.com/verdict-llm/verdict/internal/testkit"
 	"github.com/verdict-llm/verdict/render"
 	"github.com/verdict-llm/verdict/schemas"
 	"github.com/verdict-llm/verdict/stats"
@@ -188,7 +189,7 @@ func TestPercentileVector(t *testing.T) {
 // every statistic the summary prints equals the detail log's, up to the
 // summary's rounding of rates.
 func TestDetailAndSummaryAgree(t *testing.T) {
-	dir := ingesttest.SharedDir(t, "mlperf")
+	dir := testkit.Corpus(t, "mlperf")
 	d := readPath(t, filepath.Join(dir, "amd-v5.1-llama2-70b-99-server.mlperf_log_detail.txt"))
 	s := readPath(t, filepath.Join(dir, "amd-v5.1-llama2-70b-99-server.mlperf_log_summary.txt"))
 	byKey := map[string]schemas.Metric{}
@@ -220,7 +221,7 @@ func TestDetailAndSummaryAgree(t *testing.T) {
 
 // TestSharedCorpus checks values of the real logs.
 func TestSharedCorpus(t *testing.T) {
-	dir := ingesttest.SharedDir(t, "mlperf")
+	dir := testkit.Corpus(t, "mlperf")
 	r := readPath(t, filepath.Join(dir, "amd-v5.1-llama2-70b-99-server.mlperf_log_detail.txt"))
 	run := r.Runs[0]
 	if run.ToolVersion != "LoadGen 5.1.0 @ 091d51f041" || run.NumPrompts.V != 73728 || run.RequestRate.V != 83.5 ||
@@ -273,7 +274,7 @@ func TestSharedCorpus(t *testing.T) {
 // that `verdict show` prints the TTFT/TPOT limits, the early-stopping
 // result and the validity, with units.
 func TestShow(t *testing.T) {
-	dir := ingesttest.SharedDir(t, "mlperf")
+	dir := testkit.Corpus(t, "mlperf")
 	dest := filepath.Join(t.TempDir(), "b")
 	path := filepath.Join(dir, "amd-v5.1-llama2-70b-99-server.mlperf_log_detail.txt")
 	if _, err := ingest.ToBundle(context.Background(), []string{path}, dest, ingest.Options{Formats: all.Formats()}); err != nil {
@@ -302,7 +303,7 @@ func TestShow(t *testing.T) {
 // TestDriver ingests every shared MLPerf file through the driver with
 // detection and with --format, and checks that the counts add up.
 func TestDriver(t *testing.T) {
-	dir := ingesttest.SharedDir(t, "mlperf")
+	dir := testkit.Corpus(t, "mlperf")
 	files, _ := filepath.Glob(filepath.Join(dir, "*.txt"))
 	for _, format := range []string{"", "mlperf"} {
 		sum, err := ingest.ToBundle(context.Background(), files, filepath.Join(t.TempDir(), "b"), ingest.Options{Formats: all.Formats(), Format: format})

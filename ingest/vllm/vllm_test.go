@@ -14,6 +14,7 @@ import (
 	"github.com/verdict-llm/verdict/ingest"
 	"github.com/verdict-llm/verdict/ingest/ingesttest"
 	"github.com/verdict-llm/verdict/ingest/vllm"
+	"github.com/verdict-llm/verdict/internal/testkit"
 	"github.com/verdict-llm/verdict/schemas"
 )
 
@@ -188,7 +189,7 @@ func checkAgreement(t *testing.T, r *ingesttest.Result, tol float64) int {
 
 // Each shared fixture, with values checked against the file.
 func TestSharedCorpus(t *testing.T) {
-	dir := ingesttest.SharedDir(t, "vllm")
+	dir := testkit.Corpus(t, "vllm")
 	type check struct {
 		id   schemas.MetricID
 		stat string

@@ -2,13 +2,11 @@ package plot_test
 
 import (
 	"bytes"
-	"flag"
 	"image"
 	"image/color"
 	"image/png"
 	"math"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -17,32 +15,16 @@ import (
 	gplot "gonum.org/v1/plot"
 
 	"github.com/verdict-llm/verdict/costing"
+	"github.com/verdict-llm/verdict/internal/testkit"
 	"github.com/verdict-llm/verdict/render"
 	"github.com/verdict-llm/verdict/render/plot"
 	"github.com/verdict-llm/verdict/schemas"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files in testdata")
-
-// golden compares got with testdata/name, or rewrites it with -update.
+// golden compares got with testdata/name through equal (testkit.GoldenFunc).
 func golden(t *testing.T, name string, got []byte, equal func(got, want []byte) bool) {
 	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		os.MkdirAll("testdata", 0o755)
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (go test -update creates it)", err)
-	}
-	if !equal(got, want) {
-		os.WriteFile(path+".got", got, 0o644)
-		t.Errorf("%s differs from the golden file; see %s.got", path, path)
-	}
+	testkit.GoldenFunc(t, filepath.Join("testdata", name), got, equal)
 }
 
 // series draws n values from a log-normal latency distribution.
