@@ -20,7 +20,7 @@ func Example() {
    "time_to_first_token_ms": {"successful": {"mean": 125.0, "median": 125.0, "std_dev": 0.0, "min": 125.0, "max": 125.0,
      "count": 1, "percentiles": {"p99": 125.0}}}},
   "requests": {"successful": [{"info": {"timings": {"request_start": 10.0, "first_token_iteration": 10.125,
-     "last_token_iteration": 10.5, "request_end": 10.5}}, "prompt_tokens": 8, schemas.OutputTokens: 4}],
+     "last_token_iteration": 10.5, "request_end": 10.5}}, "prompt_tokens": 8, "output_tokens": 4}],
    "errored": [], "incomplete": []},
   "start_time": 10.0, "end_time": 10.5, "duration": 0.5}]}`)
 	r, err := ingesttest.ReadBytes(guidellm.Format{}, "benchmarks.json", data)

@@ -423,7 +423,7 @@ func bigReport(n int) []byte {
 			buf.WriteString(",\n")
 		}
 		s := 1000 + float64(i)*0.01
-		fmt.Fprintf(&buf, `{"type_": "generative_request_stats", "request_id": "r%d", "info": {"status": "completed", "timings": {"request_start": %v, "first_token_iteration": %v, "last_token_iteration": %v, "request_end": %v}}, "prompt_tokens": 128, schemas.OutputTokens: %d, "output": "some generated text that takes a little room"}`,
+		fmt.Fprintf(&buf, `{"type_": "generative_request_stats", "request_id": "r%d", "info": {"status": "completed", "timings": {"request_start": %v, "first_token_iteration": %v, "last_token_iteration": %v, "request_end": %v}}, "prompt_tokens": 128, "output_tokens": %d, "output": "some generated text that takes a little room"}`,
 			i, s, s+0.1, s+0.1+0.02*float64(50+i%50), s+0.1+0.02*float64(50+i%50)+0.001, 51+i%50)
 	}
 	buf.WriteString(`], "errored": [], "incomplete": []}, "start_time": 1000, "end_time": 2000, "duration": 1000}]}`)
