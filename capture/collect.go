@@ -176,8 +176,8 @@ func (c *collector) row(o *outcome, req *schemas.Request) {
 			c.add(&c.itl, g)
 		}
 		c.chunks += int64(o.chunks)
-		if req.OutputTokens.OK && req.OutputTokens.V > 1 {
-			c.add(&c.tpot, (req.E2ES.V-req.TTFTS.V)/float64(req.OutputTokens.V-1))
+		if tpot := req.TPOT(); tpot.OK {
+			c.add(&c.tpot, tpot.V)
 		}
 	}
 	if req.TTFTAnswerS.OK {

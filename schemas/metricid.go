@@ -90,6 +90,7 @@ const (
 	OutputTokenRatePerLatency          MetricID = "output_token_rate_per_latency"
 	DecodeTimePerOutputToken           MetricID = "decode_time_per_output_token"
 	TPOTTokenWeighted                  MetricID = "tpot_token_weighted"
+	TPOTLastToken                      MetricID = "tpot_last_token"
 	TPOTInclTTFTTokenWeighted          MetricID = "tpot_incl_ttft_token_weighted"
 	RequestThroughputMeasured          MetricID = "request_throughput_measured"
 	OutputTokenThroughputTokenEvents   MetricID = "output_token_throughput_token_events"

@@ -10,7 +10,7 @@ var guidellmNatives = []Native{
 	{Metric: TTFT, Tool: "guidellm", Names: "metrics.time_to_first_token_ms; v0.1 time_to_first_token(_percentiles)", Versions: "v0.1+"},
 	{Metric: TTFTAnswer, Tool: "guidellm", Names: "metrics.time_to_first_output_token_ms", Versions: "v0.7+", Note: "first non-reasoning token"},
 	{Metric: E2E, Tool: "guidellm", Names: "metrics.request_latency (seconds); v0.1 request_latency(_percentiles)", Versions: "v0.1+"},
-	{Metric: TPOT, Tool: "guidellm", Names: "metrics.inter_token_latency_ms", Versions: "v0.2-v0.3", Note: "one value per request (unweighted)"},
+	{Metric: TPOTLastToken, Tool: "guidellm", Names: "metrics.inter_token_latency_ms", Versions: "v0.2-v0.3", Note: "one value per request (unweighted), timed to the last-token timestamp"},
 	{Metric: TPOTTokenWeighted, Tool: "guidellm", Names: "metrics.inter_token_latency_ms; v0.1 inter_token_latency(_percentiles)", Versions: "v0.1, v0.4+",
 		Note: "weighted by output_tokens - 1 (v0.1 repeats each request's value), so count is a token count; v0.1 percentiles are numpy linear"},
 	{Metric: DecodeTimePerOutputToken, Tool: "guidellm", Names: "metrics.time_per_output_token_ms", Versions: "v0.2-v0.3", Note: "(last - first token) / output_tokens; excludes the TTFT"},

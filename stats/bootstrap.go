@@ -220,7 +220,7 @@ func Bootstrap(xs []float64, s Statistic, o BootstrapOptions) Interval {
 // of sorting the sample. Sorted and unsorted input give identical results.
 func bootstrapQuantile(iv *Interval, xs []float64, isSorted bool, s Statistic, o BootstrapOptions) {
 	n := len(xs)
-	plan := planFor(n, s.p, s.method)
+	plan := s.plan(n)
 	idx := runBlocks(o.Resamples, 2, o.Seed, o.Workers, func() func(*rand.Rand, []int) {
 		is := newIndexSampler(n, plan)
 		return func(r *rand.Rand, dst []int) { dst[0], dst[1] = is.indices(r) }
@@ -234,7 +234,7 @@ func bootstrapQuantile(iv *Interval, xs []float64, isSorted bool, s Statistic, o
 			slices.Sort(sorted)
 		}
 		at = func(j int) float64 { return sorted[j] }
-		iv.Estimate = Quantile(sorted, s.p, s.method)
+		iv.Estimate = s.Func(sorted)
 	} else {
 		// The estimate reads k, k+1 and the jackknife (plan for n-1) reads
 		// at most k-1..k+2 (clamped to the sample).
@@ -256,7 +256,7 @@ func bootstrapQuantile(iv *Interval, xs []float64, isSorted bool, s Statistic, o
 			if n < 2 {
 				return 0 // no jackknife; the bootstrap is degenerate anyway
 			}
-			return quantileJackknife(at, n, planFor(n-1, s.p, s.method)).acceleration()
+			return quantileJackknife(at, n, s.plan(n-1)).acceleration()
 		}
 	}
 	finishInterval(iv, reps, o, accel)
@@ -467,7 +467,7 @@ func drawerFor(sorted []float64, s Statistic) func() drawer {
 	n := len(sorted)
 	switch s.kind {
 	case quantileStat:
-		plan := planFor(n, s.p, s.method)
+		plan := s.plan(n)
 		return func() drawer { return newOrderSampler(sorted, plan).draw }
 	case meanStat:
 		return func() drawer {

@@ -16,8 +16,39 @@ type CompareOptions struct {
 	// values, as in Bootstrap).
 	Bootstrap BootstrapOptions
 	// Alpha is the significance level of the Mann-Whitney test; zero means
-	// 0.05, benchstat's default.
+	// 0.05, benchstat's default. A change judged by an interval is
+	// significant when the interval at Bootstrap.Confidence excludes no
+	// change.
 	Alpha float64
+}
+
+// A SignificanceTest names how Compare decides whether a change is
+// significant.
+type SignificanceTest string
+
+const (
+	// MannWhitneyTest: the two-sided Mann-Whitney U test of the two
+	// samples at Alpha, benchstat's test, which asks whether one sample
+	// tends to exceed the other; it decides the median.
+	MannWhitneyTest SignificanceTest = "mann_whitney_u"
+	// RatioIntervalTest: the bootstrap interval of new/old excludes 1. It
+	// decides every other statistic (a tail percentile, the mean), whose
+	// change the rank test does not measure: raising the slowest 3% of
+	// requests by 60% barely moves the ranks but moves the p99 by 60%.
+	RatioIntervalTest SignificanceTest = "ratio_interval"
+	// DeltaIntervalTest: the bootstrap interval of new - old excludes 0;
+	// it stands in for the ratio when the old value is 0.
+	DeltaIntervalTest SignificanceTest = "delta_interval"
+)
+
+// SignificanceTestFor is the test Compare uses for statistic s: the
+// Mann-Whitney U test for a median (any percentile method), the interval
+// of the ratio for every other statistic.
+func SignificanceTestFor(s Statistic) SignificanceTest {
+	if s.kind == quantileStat && s.p == 0.5 {
+		return MannWhitneyTest
+	}
+	return RatioIntervalTest
 }
 
 // DefaultCompare compares medians at alpha 0.05 with DefaultBootstrap
@@ -27,7 +58,10 @@ var DefaultCompare = CompareOptions{Center: MedianStatistic(), Bootstrap: Defaul
 // A Comparison is the change of a statistic between an old and a new
 // sample, like one cell of benchstat's delta column.
 type Comparison struct {
-	// Old and New are the statistic of each sample with its own interval.
+	// Old and New are the statistic of each sample with its own interval,
+	// computed by Estimate exactly as for one sample on its own (same
+	// options, same seed), so a comparison shows the interval the
+	// statistics view shows.
 	Old, New Interval
 	// Delta is New - Old with a two-sample bootstrap interval: each
 	// replicate resamples both samples independently.
@@ -35,21 +69,29 @@ type Comparison struct {
 	// Ratio is New/Old with its interval, from the same replicates. Its
 	// bounds are NaN when the old statistic is 0.
 	Ratio Interval
-	// Test is the Mann-Whitney U test of the two samples.
+	// Test is the Mann-Whitney U test of the two samples (computed for
+	// every statistic; it decides only when Basis says so).
 	Test RankTest
 	// Alpha is the significance level used.
 	Alpha float64
-	// Significant reports Test.P < Alpha. When it is false the change is
-	// shown as "~": the data do not show a difference, whatever the
-	// point estimates say.
+	// Basis is the test that decided Significant (SignificanceTestFor the
+	// statistic, or DeltaIntervalTest when the old value is 0).
+	Basis SignificanceTest
+	// Significant reports Test.P < Alpha for MannWhitneyTest, and that
+	// the Ratio (or Delta) interval excludes 1 (or 0) for the interval
+	// tests. When it is false the change is shown as "~": the data do not
+	// show a difference, whatever the point estimates say.
 	Significant bool
 	// Warnings gathers the caveats of the intervals and the test.
 	Warnings []error
 }
 
 // Compare compares old and new: the center statistic of each with its
-// bootstrap interval, the difference and ratio with theirs, and a
-// Mann-Whitney U test for significance, which like benchstat decides "~".
+// interval (Estimate of each sample alone), the difference and ratio with
+// two-sample bootstrap intervals, the Mann-Whitney U test, and whether the
+// change is significant by the test SignificanceTestFor chooses for the
+// statistic: for the median the U test decides "~" as in benchstat; for a
+// tail percentile or the mean, whether the ratio's interval excludes 1.
 // BCa intervals of the difference and ratio use scipy's two-sample
 // acceleration (jackknifing each sample in turn, see BCaFromReplicates).
 // The intervals are deterministic like Bootstrap's. Compare panics on an
@@ -74,8 +116,7 @@ func Compare(old, new []float64, o CompareOptions) Comparison {
 	if !okO || !okN {
 		panic("stats: Compare of a sample holding NaN")
 	}
-	c := Comparison{Alpha: o.Alpha, Test: MannWhitneyU(old, new)}
-	c.Significant = c.Test.P < o.Alpha
+	c := Comparison{Alpha: o.Alpha, Test: MannWhitneyU(old, new), Basis: SignificanceTestFor(s)}
 
 	drawOld, drawNew := drawerFor(so, s), drawerFor(sn, s)
 	reps := runReplicates(bo.Resamples, 2, bo.Seed, bo.Workers, func() replicator {
@@ -99,8 +140,8 @@ func Compare(old, new []float64, o CompareOptions) Comparison {
 			N: n, Resamples: b, Seed: bo.Seed, Z0: math.NaN(), Acceleration: math.NaN(),
 		}
 	}
-	c.Old = newIv(s.Name, eo, len(so))
-	c.New = newIv(s.Name, en, len(sn))
+	c.Old = Estimate(old, s, bo)
+	c.New = Estimate(new, s, bo)
 	c.Delta = newIv(s.Name+" delta", en-eo, len(so)+len(sn))
 	c.Ratio = newIv(s.Name+" ratio", en/eo, len(so)+len(sn))
 
@@ -128,14 +169,6 @@ func Compare(old, new []float64, o CompareOptions) Comparison {
 			return jackknifeSet{a, b}.acceleration()
 		}
 	}
-	oneSample := func(j *jackknife) func() float64 {
-		if !bca {
-			return nil
-		}
-		return func() float64 { return j.acceleration() }
-	}
-	finishInterval(&c.Old, ro, bo, oneSample(&jo))
-	finishInterval(&c.New, rn, bo, oneSample(&jn))
 	finishInterval(&c.Delta, rd, bo, twoSample(func(o, n float64) float64 { return n - o }))
 	if eo == 0 {
 		c.Ratio.Lo, c.Ratio.Hi, c.Ratio.StdErr = math.NaN(), math.NaN(), math.NaN()
@@ -144,23 +177,39 @@ func Compare(old, new []float64, o CompareOptions) Comparison {
 		finishInterval(&c.Ratio, rr, bo, twoSample(func(o, n float64) float64 { return n / o }))
 	}
 
-	c.Old.Warnings = append(sampleWarnings(len(so), s), c.Old.Warnings...)
-	c.New.Warnings = append(sampleWarnings(len(sn), s), c.New.Warnings...)
 	for _, iv := range []Interval{c.Old, c.New, c.Delta, c.Ratio} {
 		c.Warnings = append(c.Warnings, iv.Warnings...)
 	}
-	if mannWhitneyMinP(len(so), len(sn)) >= o.Alpha {
-		c.Warnings = append(c.Warnings, errCannotDetect(len(so), len(sn), o.Alpha))
+	if c.Basis == RatioIntervalTest && (eo == 0 || math.IsNaN(c.Ratio.Lo) || math.IsNaN(c.Ratio.Hi)) {
+		c.Basis = DeltaIntervalTest
+	}
+	switch c.Basis {
+	case MannWhitneyTest:
+		c.Significant = c.Test.P < o.Alpha
+		if mannWhitneyMinP(len(so), len(sn)) >= o.Alpha {
+			c.Warnings = append(c.Warnings, errCannotDetect(len(so), len(sn), o.Alpha))
+		}
+	case RatioIntervalTest:
+		c.Significant = c.Ratio.Lo > 1 || c.Ratio.Hi < 1
+	case DeltaIntervalTest:
+		c.Significant = c.Delta.Lo > 0 || c.Delta.Hi < 0
 	}
 	return c
 }
 
 // String renders the comparison as benchstat does: the relative change
 // and the test, or "~" when the change is not significant, e.g.
-// "+12.50% (p=0.002 n=10+10)" or "~ (p=0.310 n=10+10)". When the old value
-// is 0 the absolute change is shown instead of a percentage.
+// "+12.50% (p=0.002 n=10+10)" or "~ (p=0.310 n=10+10)" for the U test and
+// "+60.00% (95% CI of ratio n=5000+5000)" for an interval test. When the
+// old value is 0 the absolute change is shown instead of a percentage.
 func (c Comparison) String() string {
 	tail := fmt.Sprintf(" (p=%.3f n=%d+%d)", c.Test.P, c.Old.N, c.New.N)
+	switch c.Basis {
+	case RatioIntervalTest:
+		tail = fmt.Sprintf(" (%g%% CI of ratio n=%d+%d)", 100*c.Ratio.Confidence, c.Old.N, c.New.N)
+	case DeltaIntervalTest:
+		tail = fmt.Sprintf(" (%g%% CI of delta n=%d+%d)", 100*c.Delta.Confidence, c.Old.N, c.New.N)
+	}
 	if !c.Significant {
 		return "~" + tail
 	}

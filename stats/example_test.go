@@ -85,9 +85,9 @@ func ExampleEarlyStoppingPercentile() {
 
 func ExampleComputeGoodput() {
 	reqs := []stats.Request{
-		{Success: true, TTFT: 0.15, E2E: 2.0, OutputTokens: 41, ChunkGaps: []float64{0.04, 0.05}},
-		{Success: true, TTFT: 0.25, E2E: 1.0, OutputTokens: 11},
-		{Success: true, TTFT: 0.10, E2E: 4.1, OutputTokens: 41, ChunkGaps: []float64{0.09, 0.30}},
+		{Success: true, TTFT: 0.15, E2E: 2.0, TPOT: 0.04625, ChunkGaps: []float64{0.04, 0.05}},
+		{Success: true, TTFT: 0.25, E2E: 1.0, TPOT: 0.075},
+		{Success: true, TTFT: 0.10, E2E: 4.1, TPOT: 0.1, ChunkGaps: []float64{0.09, 0.30}},
 		{Success: false},
 	}
 	g := stats.ComputeGoodput(reqs, stats.SLO{TTFT: 0.2, TPOT: 0.1}, 10)

@@ -6,28 +6,22 @@ import (
 )
 
 // A Request is what goodput needs to know about one request. Times are in
-// seconds.
+// seconds; a measurement the source did not make is NaN, never 0, and
+// fails any limit on it (unknown is not good).
 type Request struct {
 	// Success is false for a failed request, which is never good.
 	Success bool
 	// TTFT is the time to the first token and E2E the time to the last.
 	TTFT, E2E float64
-	// OutputTokens is the number of generated tokens.
-	OutputTokens int
+	// TPOT is the request's time per output token after the first, as the
+	// registry defines it (schemas.Request.TPOT computes it; stats keeps no
+	// copy of the formula). A request with at most one output token has no
+	// TPOT, and vLLM's goodput (serve.py calculate_metrics) counts it as 0,
+	// meeting any TPOT limit: callers give 0 for it, NaN when unknown.
+	TPOT float64
 	// ChunkGaps are the gaps between consecutive streamed chunks (vLLM's
 	// itl list); only an ITL limit reads them.
 	ChunkGaps []float64
-}
-
-// TPOT is the request's time per output token after the first, vLLM's
-// (E2E - TTFT)/(OutputTokens - 1), and 0 for a request with one output
-// token or none, which is how vLLM's goodput counts it (serve.py
-// calculate_metrics).
-func (r Request) TPOT() float64 {
-	if r.OutputTokens <= 1 {
-		return 0
-	}
-	return (r.E2E - r.TTFT) / float64(r.OutputTokens-1)
 }
 
 // An SLO holds per-request latency limits in seconds. A zero field sets no
@@ -39,6 +33,10 @@ func (r Request) TPOT() float64 {
 //   - ITL is DistServe's per-token latency limit applied to every chunk
 //     gap: a request is good only if its largest gap is within the limit.
 //     vLLM has no ITL goodput; a request without gaps meets any ITL limit.
+//
+// A measurement that is unknown (NaN) fails its limit: a request whose
+// TTFT was never measured is not counted as good, and Goodput.Unmeasured
+// counts such requests.
 type SLO struct {
 	TTFT, TPOT, ITL, E2E float64
 }
@@ -49,6 +47,9 @@ type Goodput struct {
 	Good int
 	// Successful and Total count the successful requests and all requests.
 	Successful, Total int
+	// Unmeasured counts the successful requests that are not good only
+	// because a measurement a limit needs is unknown.
+	Unmeasured int
 	// Share is Good/Total: failed requests count against it.
 	Share float64
 	// Rate is Good/duration in requests per second, vLLM's
@@ -74,9 +75,15 @@ func ComputeGoodput(reqs []Request, slo SLO, duration float64) Goodput {
 			continue
 		}
 		g.Successful++
-		if slo.meets(r) {
+		switch slo.meets(r) {
+		case met:
 			g.Good++
+		case unmeasured:
+			g.Unmeasured++
 		}
+	}
+	if g.Unmeasured > 0 {
+		g.Warnings = append(g.Warnings, fmt.Errorf("goodput: %d successful requests lack a measurement the SLO limits and are not counted as good", g.Unmeasured))
 	}
 	g.Share = math.NaN()
 	if g.Total > 0 {
@@ -93,24 +100,35 @@ func ComputeGoodput(reqs []Request, slo SLO, duration float64) Goodput {
 	return g
 }
 
-// meets reports whether a successful request is within every limit. A NaN
-// measurement fails any limit on it.
-func (s SLO) meets(r Request) bool {
-	if s.TTFT > 0 && !(s.TTFT >= r.TTFT) {
-		return false
-	}
-	if s.TPOT > 0 && !(s.TPOT >= r.TPOT()) {
-		return false
-	}
-	if s.E2E > 0 && !(s.E2E >= r.E2E) {
-		return false
-	}
-	if s.ITL > 0 {
-		for _, gap := range r.ChunkGaps {
-			if !(s.ITL >= gap) {
-				return false
-			}
+type outcome int
+
+const (
+	met outcome = iota
+	missed
+	unmeasured
+)
+
+// meets judges a successful request against every limit: met, missed (a
+// measurement over its limit), or unmeasured (within every limit it has a
+// measurement for, but one it needs is NaN).
+func (s SLO) meets(r Request) outcome {
+	o := met
+	check := func(limit, v float64) {
+		switch {
+		case limit <= 0 || o == missed:
+		case math.IsNaN(v):
+			o = unmeasured
+		case v > limit:
+			o = missed
 		}
 	}
-	return true
+	check(s.TTFT, r.TTFT)
+	check(s.TPOT, r.TPOT)
+	check(s.E2E, r.E2E)
+	if s.ITL > 0 {
+		for _, gap := range r.ChunkGaps {
+			check(s.ITL, gap)
+		}
+	}
+	return o
 }

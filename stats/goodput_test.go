@@ -8,17 +8,17 @@ import (
 func TestGoodput(t *testing.T) {
 	reqs := []Request{
 		// 0: fast, TPOT = (1.0-0.1)/9 = 0.1, max gap 0.12
-		{Success: true, TTFT: 0.1, E2E: 1.0, OutputTokens: 10, ChunkGaps: []float64{0.08, 0.12, 0.1}},
+		{Success: true, TTFT: 0.1, E2E: 1.0, TPOT: 0.1, ChunkGaps: []float64{0.08, 0.12, 0.1}},
 		// 1: TTFT exactly at the limit (inclusive), one token so TPOT = 0
-		{Success: true, TTFT: 0.2, E2E: 5.0, OutputTokens: 1},
+		{Success: true, TTFT: 0.2, E2E: 5.0, TPOT: 0},
 		// 2: slow first token
-		{Success: true, TTFT: 0.3, E2E: 0.5, OutputTokens: 3},
+		{Success: true, TTFT: 0.3, E2E: 0.5, TPOT: 0.1},
 		// 3: failed, otherwise perfect
-		{Success: false, TTFT: 0.01, E2E: 0.02, OutputTokens: 5},
+		{Success: false, TTFT: 0.01, E2E: 0.02, TPOT: 0.0025},
 		// 4: TPOT = (2.2-0.2)/10 = 0.2, over a 0.15 TPOT limit
-		{Success: true, TTFT: 0.2, E2E: 2.2, OutputTokens: 11, ChunkGaps: []float64{0.2}},
+		{Success: true, TTFT: 0.2, E2E: 2.2, TPOT: 0.2, ChunkGaps: []float64{0.2}},
 		// 5: zero output tokens counts as TPOT 0, like vLLM
-		{Success: true, TTFT: 0.05, E2E: 0.05, OutputTokens: 0},
+		{Success: true, TTFT: 0.05, E2E: 0.05, TPOT: 0},
 	}
 	cases := []struct {
 		name string
@@ -45,16 +45,24 @@ func TestGoodput(t *testing.T) {
 			t.Errorf("%s: warnings %v", c.name, g.Warnings)
 		}
 	}
-	if tp := reqs[0].TPOT(); math.Abs(tp-0.1) > 1e-15 {
-		t.Errorf("TPOT = %v, want 0.1", tp)
-	}
 	g := ComputeGoodput(nil, SLO{}, 0)
 	if !math.IsNaN(g.Share) || !math.IsNaN(g.Rate) || len(g.Warnings) != 2 {
 		t.Errorf("empty run: %+v", g)
 	}
-	nan := []Request{{Success: true, TTFT: math.NaN(), E2E: 1, OutputTokens: 2}}
-	if g := ComputeGoodput(nan, SLO{TTFT: 1}, 1); g.Good != 0 {
-		t.Errorf("NaN TTFT counted as good")
+	// Unknown is unknown: a request whose TTFT was never measured is not
+	// good under a TTFT limit (stats.SLO's documentation), and is counted
+	// as unmeasured; without a TTFT limit it is good.
+	nan := []Request{{Success: true, TTFT: math.NaN(), E2E: 1, TPOT: 0.5}, {Success: true, TTFT: 2, E2E: 3, TPOT: math.NaN()}}
+	if g := ComputeGoodput(nan, SLO{TTFT: 1}, 1); g.Good != 0 || g.Unmeasured != 1 || len(g.Warnings) != 1 {
+		t.Errorf("NaN TTFT under a TTFT limit: %+v", g)
+	}
+	if g := ComputeGoodput(nan, SLO{E2E: 5}, 1); g.Good != 2 || g.Unmeasured != 0 {
+		t.Errorf("NaN TTFT without a TTFT limit: %+v", g)
+	}
+	// A request over one limit is missed, not unmeasured, whatever else is
+	// unknown.
+	if g := ComputeGoodput(nan, SLO{TTFT: 1, TPOT: 1}, 1); g.Good != 0 || g.Unmeasured != 1 {
+		t.Errorf("missed and unknown: %+v", g)
 	}
 	defer func() {
 		if recover() == nil {

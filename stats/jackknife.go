@@ -110,7 +110,7 @@ func leaveOneOut(sorted []float64, s Statistic) jackknife {
 	n := len(sorted)
 	switch s.kind {
 	case quantileStat:
-		return quantileJackknife(func(i int) float64 { return sorted[i] }, n, planFor(n-1, s.p, s.method))
+		return quantileJackknife(func(i int) float64 { return sorted[i] }, n, s.plan(n-1))
 	case meanStat:
 		var sum float64
 		for _, x := range sorted {

@@ -33,13 +33,31 @@ const (
 	// (numpy.cumsum). Where n*p is a whole number the rounding of that sum
 	// decides the answer: for the ten values 10, 20, ..., 100 the sum after
 	// nine values is 0.8999999999999999 < 0.9, so p90 is 100, not 90.
+	//
+	// This is GuideLLM from v0.4 (schemas/statistics.py, from_values with
+	// np.unique); v0.2-v0.3 do not merge, see NearestRankCumulativeUnmerged.
 	NearestRankCumulative Method = "nearest_rank_cumulative"
+	// NearestRankCumulativeUnmerged is GuideLLM v0.2-v0.3's
+	// (objects/statistics.py, from_distribution_function): every value
+	// keeps its own probability weight/sum(weights), 1/n for unit weights,
+	// even when it equals its neighbour; cdf = numpy.cumsum of those in
+	// sorted order, and percentile p is the value at argmax(cdf >= p). The
+	// answer is x[i] for the first i whose float64 sum of i+1 copies of 1/n
+	// reaches p: it depends on n and p alone, never on ties, so nine 128s
+	// and one 200 have p90 200 (the ninth sum is 0.8999999999999999 < 0.9),
+	// where merging the 128s into one probability of 0.9 gives 128. (When
+	// every sum stays below p, possible only for p within rounding of 1,
+	// numpy's argmax would return the smallest value; Quantile returns the
+	// largest.)
+	NearestRankCumulativeUnmerged Method = "nearest_rank_cumulative_unmerged"
 	// LocustBuckets is Locust's: each value (a response time in
 	// milliseconds) is first rounded into its bucket (see LocustRound), then
 	// the buckets are walked from the top until n - processed <= int(n*p).
 	// That walk lands on the bucket of x[int(n*p)] (clamped to n-1), which
 	// is how Quantile computes it; the values must be in milliseconds for
-	// the bucket edges (100, 1000, 10000) to mean what Locust means.
+	// the bucket edges (100, 1000, 10000) to mean what Locust means:
+	// QuantileScaled converts values held in another unit (seconds) to
+	// milliseconds before rounding and back after.
 	LocustBuckets Method = "locust_buckets"
 )
 
@@ -71,10 +89,42 @@ func Quantile(sorted []float64, p float64, m Method) float64 {
 		return sorted[floorRank(n, p)]
 	case NearestRankCumulative:
 		return cumulativeQuantile(sorted, p)
+	case NearestRankCumulativeUnmerged:
+		return sorted[cumulativeRank(n, p)]
 	case LocustBuckets:
 		return LocustRound(sorted[floorRank(n, p)])
 	}
 	panic(fmt.Sprintf("stats: unknown quantile method %q", m))
+}
+
+// QuantileScaled is Quantile for values stored in a unit of which one is
+// msPerUnit milliseconds (1000 for seconds; 1 for milliseconds). Only
+// LocustBuckets depends on the unit: Locust's buckets are defined on
+// milliseconds, so the value it reads is converted to milliseconds, rounded
+// into its bucket and converted back. Every other method ignores msPerUnit.
+// It panics when msPerUnit is not positive.
+func QuantileScaled(sorted []float64, p float64, m Method, msPerUnit float64) float64 {
+	if m != LocustBuckets {
+		return Quantile(sorted, p, m)
+	}
+	checkScale(msPerUnit)
+	_ = Quantile(sorted, p, NearestRankFloor) // the same checks
+	return locustScaled(sorted[floorRank(len(sorted), p)], msPerUnit)
+}
+
+// locustScaled rounds a value held in a unit of msPerUnit milliseconds
+// into its Locust bucket.
+func locustScaled(v, msPerUnit float64) float64 {
+	if msPerUnit == 1 {
+		return LocustRound(v)
+	}
+	return LocustRound(v*msPerUnit) / msPerUnit
+}
+
+func checkScale(msPerUnit float64) {
+	if !(msPerUnit > 0) || math.IsInf(msPerUnit, 0) {
+		panic(fmt.Sprintf("stats: %v milliseconds per unit", msPerUnit))
+	}
 }
 
 // Median is Quantile(sorted, 0.5, Linear): the mean of the two middle values
@@ -129,7 +179,9 @@ func cumulativeQuantile(sorted []float64, p float64) float64 {
 
 // cumulativeRank is the index cumulativeQuantile returns for a sample of n
 // distinct values: the first i whose float64 running sum of i+1 copies of
-// 1/n reaches p. The bootstrap uses it for resamples (see Bootstrap).
+// 1/n reaches p. It is NearestRankCumulativeUnmerged's index for any
+// sample (numpy.cumsum adds in order, and weight/sum of unit weights is
+// exactly 1/n), and the bootstrap uses it for resamples (see Bootstrap).
 func cumulativeRank(n int, p float64) int {
 	step := 1 / float64(n)
 	var cum float64
@@ -198,6 +250,7 @@ func roundToMultiple(x, m float64) float64 {
 // sample outside memory (see internal/spill) can select just those and
 // finish with QuantileFromRanks. ok is false for NearestRankCumulative,
 // whose answer depends on ties and so on the whole sample.
+// NearestRankCumulativeUnmerged depends on n and p alone and is supported.
 func QuantileRanks(n int, p float64, m Method) (ranks []int, ok bool) {
 	switch m {
 	case Linear:
@@ -208,6 +261,8 @@ func QuantileRanks(n int, p float64, m Method) (ranks []int, ok bool) {
 		return []int{i, i + 1}, true
 	case NearestRankFloor, LocustBuckets:
 		return []int{floorRank(n, p)}, true
+	case NearestRankCumulativeUnmerged:
+		return []int{cumulativeRank(n, p)}, true
 	}
 	return nil, false
 }
@@ -216,6 +271,12 @@ func QuantileRanks(n int, p float64, m Method) (ranks []int, ok bool) {
 // the ranks QuantileRanks(n, p, m) returned; it gives exactly what
 // Quantile gives on the whole sorted sample.
 func QuantileFromRanks(n int, p float64, m Method, vals []float64) float64 {
+	return QuantileFromRanksScaled(n, p, m, 1, vals)
+}
+
+// QuantileFromRanksScaled is QuantileFromRanks for values stored in a unit
+// of msPerUnit milliseconds, as QuantileScaled.
+func QuantileFromRanksScaled(n int, p float64, m Method, msPerUnit float64, vals []float64) float64 {
 	switch m {
 	case Linear:
 		if len(vals) == 1 {
@@ -223,10 +284,11 @@ func QuantileFromRanks(n int, p float64, m Method, vals []float64) float64 {
 		}
 		h := p * float64(n-1)
 		return lerp(vals[0], vals[1], h-math.Floor(h))
-	case NearestRankFloor:
+	case NearestRankFloor, NearestRankCumulativeUnmerged:
 		return vals[0]
 	case LocustBuckets:
-		return LocustRound(vals[0])
+		checkScale(msPerUnit)
+		return locustScaled(vals[0], msPerUnit)
 	}
 	panic(fmt.Sprintf("stats: QuantileFromRanks does not support %q", m))
 }

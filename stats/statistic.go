@@ -32,6 +32,7 @@ type Statistic struct {
 	kind   statKind
 	p      float64
 	method Method
+	scale  float64 // milliseconds per unit, for LocustBuckets
 }
 
 type statKind int
@@ -45,22 +46,34 @@ const (
 // QuantileStatistic is the p-quantile read with method m (see [Quantile]).
 // It panics if p is outside [0, 1] or m is unknown.
 func QuantileStatistic(p float64, m Method) Statistic {
+	return QuantileStatisticScaled(p, m, 1)
+}
+
+// QuantileStatisticScaled is the p-quantile read with method m from values
+// stored in a unit of msPerUnit milliseconds (see [QuantileScaled]; only
+// LocustBuckets depends on it).
+func QuantileStatisticScaled(p float64, m Method, msPerUnit float64) Statistic {
 	if !(p >= 0 && p <= 1) {
 		panic(fmt.Sprintf("stats: QuantileStatistic with p=%v outside [0, 1]", p))
 	}
 	switch m {
-	case Linear, NearestRankFloor, NearestRankCumulative, LocustBuckets:
+	case Linear, NearestRankFloor, NearestRankCumulative, NearestRankCumulativeUnmerged, LocustBuckets:
 	default:
 		panic(fmt.Sprintf("stats: unknown quantile method %q", m))
 	}
+	checkScale(msPerUnit)
 	return Statistic{
 		Name:   "p" + strconv.FormatFloat(100*p, 'g', 6, 64),
-		Func:   func(sorted []float64) float64 { return Quantile(sorted, p, m) },
+		Func:   func(sorted []float64) float64 { return QuantileScaled(sorted, p, m, msPerUnit) },
 		kind:   quantileStat,
 		p:      p,
 		method: m,
+		scale:  msPerUnit,
 	}
 }
+
+// IsMean reports whether s is MeanStatistic.
+func (s Statistic) IsMean() bool { return s.kind == meanStat }
 
 // MedianStatistic is the linear-interpolation median, numpy.median.
 func MedianStatistic() Statistic {
@@ -82,6 +95,7 @@ type orderPlan struct {
 	frac   float64
 	two    bool
 	locust bool
+	scale  float64 // milliseconds per unit when locust
 }
 
 // planFor is Quantile's index arithmetic for a sample of n values. For
@@ -90,6 +104,12 @@ type orderPlan struct {
 // repeats can move its float-cumsum boundary by one rank only where n*p is
 // within rounding of a whole number; the bootstrap ignores that.
 func planFor(n int, p float64, m Method) orderPlan {
+	return planForScaled(n, p, m, 1)
+}
+
+// planForScaled is planFor for values stored in a unit of msPerUnit
+// milliseconds (see QuantileScaled).
+func planForScaled(n int, p float64, m Method, msPerUnit float64) orderPlan {
 	switch m {
 	case Linear:
 		h := p * float64(n-1)
@@ -102,10 +122,10 @@ func planFor(n int, p float64, m Method) orderPlan {
 		return orderPlan{k: k, frac: frac, two: frac > 0}
 	case NearestRankFloor:
 		return orderPlan{k: floorRank(n, p)}
-	case NearestRankCumulative:
+	case NearestRankCumulative, NearestRankCumulativeUnmerged:
 		return orderPlan{k: cumulativeRank(n, p)}
 	case LocustBuckets:
-		return orderPlan{k: floorRank(n, p), locust: true}
+		return orderPlan{k: floorRank(n, p), locust: true, scale: msPerUnit}
 	}
 	panic(fmt.Sprintf("stats: unknown quantile method %q", m))
 }
@@ -117,7 +137,7 @@ func (o orderPlan) value(a, b float64) float64 {
 		v = lerp(a, b, o.frac)
 	}
 	if o.locust {
-		v = LocustRound(v)
+		v = locustScaled(v, o.scale)
 	}
 	return v
 }
@@ -130,3 +150,6 @@ func (o orderPlan) read(sorted []float64) float64 {
 	}
 	return o.value(sorted[o.k], b)
 }
+
+// plan is planFor for a quantile statistic on n values.
+func (s Statistic) plan(n int) orderPlan { return planForScaled(n, s.p, s.method, s.scale) }

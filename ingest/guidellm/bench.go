@@ -94,9 +94,15 @@ func (r *benchReader) read() (string, error) {
 	default:
 		return "", r.errAt(b, "", "not a GuideLLM benchmark (no mode/results, config or args/run_stats)")
 	}
-	r.method = stats.NearestRankCumulative
-	if r.gen == gen0 {
+	switch r.gen {
+	case gen0:
 		r.method = stats.Linear
+	case genA:
+		// v0.2-v0.3 do not merge equal values (objects/statistics.py,
+		// from_distribution_function); v0.4 on do (schemas/statistics.py).
+		r.method = stats.NearestRankCumulativeUnmerged
+	default:
+		r.method = stats.NearestRankCumulative
 	}
 	version := ""
 	switch r.gen {
@@ -335,7 +341,7 @@ func (r *benchReader) distMaps() []distMap {
 	if r.gen == genA {
 		return []distMap{
 			{"request_latency", schemas.E2E, 1}, {"time_to_first_token_ms", schemas.TTFT, 1e-3},
-			{"inter_token_latency_ms", schemas.TPOT, 1e-3}, {"time_per_output_token_ms", schemas.DecodeTimePerOutputToken, 1e-3},
+			{"inter_token_latency_ms", schemas.TPOTLastToken, 1e-3}, {"time_per_output_token_ms", schemas.DecodeTimePerOutputToken, 1e-3},
 			{"prompt_token_count", schemas.InputTokens, 1}, {"output_token_count", schemas.OutputTokens, 1},
 		}
 	}

@@ -36,12 +36,15 @@ type summary struct {
 }
 
 // cumulative summarises the way GuideLLM's DistributionSummary does from
-// v0.2: values sorted, equal values merged, probabilities w/W, their
-// running sum in float64, and percentile p the first value whose running
-// sum reaches p (no interpolation). With unit weights this is
-// stats.Quantile with stats.NearestRankCumulative.
-func (d *dist) cumulative(pcts []float64) summary {
-	xs := d.sorted()
+// v0.2: values sorted, probabilities w/W, their running sum in float64, and
+// percentile p the first value whose running sum reaches p (no
+// interpolation). From v0.4 equal values are merged first (merge; with unit
+// weights this is stats.Quantile with stats.NearestRankCumulative); v0.2-v0.3
+// keep each value's own probability (stats.NearestRankCumulativeUnmerged),
+// so a tie at a boundary reads differently: nine 128s and one 200 have p90
+// 200 unmerged and 128 merged.
+func (d *dist) cumulative(pcts []float64, merge bool) summary {
+	xs := d.sorted(merge)
 	var s summary
 	var total float64
 	for _, x := range xs {
@@ -87,7 +90,7 @@ func (d *dist) cumulative(pcts []float64) summary {
 // each value repeated as many times as its (integer) weight, linear
 // percentiles, population std, np.median.
 func (d *dist) linear(pcts []float64) summary {
-	xs := d.sorted()
+	xs := d.sorted(true)
 	var s summary
 	var n float64
 	for _, x := range xs {
@@ -133,7 +136,7 @@ func (d *dist) linear(pcts []float64) summary {
 }
 
 // sorted returns the observations by value with equal values merged.
-func (d *dist) sorted() []wv {
+func (d *dist) sorted(merge bool) []wv {
 	xs := slices.Clone(d.xs)
 	slices.SortStableFunc(xs, func(a, b wv) int {
 		switch {
@@ -144,6 +147,9 @@ func (d *dist) sorted() []wv {
 		}
 		return 0
 	})
+	if !merge {
+		return xs
+	}
 	out := xs[:0]
 	for _, x := range xs {
 		if n := len(out); n > 0 && out[n-1].v == x.v {

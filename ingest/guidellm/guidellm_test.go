@@ -117,7 +117,7 @@ func TestSemantics(t *testing.T) {
 	if m := metric(t, r, r.Runs[0].ID, schemas.DecodeTimePerOutputToken, schemas.StatMean, -1, schemas.SourceReported); math.Abs(m.Value.V-0.00492*127/128) > 1e-15 {
 		t.Errorf("v0.3 TPOT: %+v", m)
 	}
-	metric(t, r, r.Runs[0].ID, schemas.TPOT, schemas.StatP, 99, schemas.SourceReported)
+	metric(t, r, r.Runs[0].ID, schemas.TPOTLastToken, schemas.StatP, 99, schemas.SourceReported)
 	for _, m := range r.Metrics {
 		if m.Source == schemas.SourceComputed {
 			t.Fatalf("sampled records were used to recompute %+v", m)
@@ -244,7 +244,7 @@ func TestSharedCorpus(t *testing.T) {
 	}{
 		{schemas.TTFT, schemas.StatMean, -1, 0.016792535781860348}, {schemas.TTFT, schemas.StatP, 99, 0.021281957626342773},
 		{schemas.TTFT, schemas.StatMedian, -1, 0.01638054847717285}, {schemas.E2E, schemas.StatP, 90, 0.6488735675811768},
-		{schemas.TPOT, schemas.StatMean, -1, 0.004941609043733832}, {schemas.DecodeTimePerOutputToken, schemas.StatMean, -1, 0.00490300272307966},
+		{schemas.TPOTLastToken, schemas.StatMean, -1, 0.004941609043733832}, {schemas.DecodeTimePerOutputToken, schemas.StatMean, -1, 0.00490300272307966},
 		{schemas.RequestThroughputSpan, schemas.StatValue, -1, 1.5481806532737452}, {schemas.OutputTokens, schemas.StatSum, -1, 5888},
 	} {
 		m := metric(t, j, run.ID, c.id, c.stat, c.pct, schemas.SourceReported)

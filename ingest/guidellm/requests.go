@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/verdict-llm/verdict/schemas"
+	"github.com/verdict-llm/verdict/stats"
 )
 
 // recompute collects the successful requests' observations with the
@@ -94,7 +95,9 @@ func (r *benchReader) requests(run *schemas.Run, tot [3]schemas.Opt[int64]) erro
 	}
 	var rc *recompute
 	if r.gen == genA {
-		rc = newRecompute(schemas.TTFT, schemas.E2E, schemas.TPOT, schemas.DecodeTimePerOutputToken, schemas.InputTokens, schemas.OutputTokens)
+		// tpot_last_token is GuideLLM's own; tpot is verdict's, from the
+		// request row (schemas.Request.TPOT), as every view computes it.
+		rc = newRecompute(schemas.TTFT, schemas.E2E, schemas.TPOTLastToken, schemas.TPOT, schemas.DecodeTimePerOutputToken, schemas.InputTokens, schemas.OutputTokens)
 	} else {
 		rc = newRecompute(schemas.TTFT, schemas.E2E, schemas.TPOTTokenWeighted, schemas.TPOTInclTTFTTokenWeighted, schemas.InputTokens, schemas.OutputTokens)
 	}
@@ -218,7 +221,10 @@ func (r *benchReader) request(run *schemas.Run, rec *node, f recordFields, statu
 			switch r.gen {
 			case genA:
 				if output > 1 {
-					rc.add(schemas.TPOT, (last-first)/(output-1), 1)
+					rc.add(schemas.TPOTLastToken, (last-first)/(output-1), 1)
+				}
+				if tpot := q.TPOT(); tpot.OK {
+					rc.add(schemas.TPOT, tpot.V, 1)
 				}
 				if output > 0 {
 					rc.add(schemas.DecodeTimePerOutputToken, (last-first)/output, 1)
@@ -257,10 +263,13 @@ func (r *benchReader) emitComputed(run *schemas.Run, rc *recompute) error {
 			continue
 		}
 		var s summary
-		if r.method == "linear" {
+		switch r.method {
+		case stats.Linear:
 			s = d.linear(pcts)
-		} else {
-			s = d.cumulative(pcts)
+		case stats.NearestRankCumulativeUnmerged:
+			s = d.cumulative(pcts, false)
+		default:
+			s = d.cumulative(pcts, true)
 		}
 		base := schemas.Metric{RunID: run.ID, MetricID: id, Unit: schemas.MustLookup(id).Unit, Source: schemas.SourceComputed,
 			N: schemas.Some(int64(math.Round(s.count)))}

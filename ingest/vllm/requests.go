@@ -332,8 +332,8 @@ func (c *recompute) add(req *schemas.Request, hasGaps bool) error {
 		if err := c.ttft.Add(req.TTFTS.V); err != nil {
 			return err
 		}
-		if req.E2ES.OK && req.OutputTokens.OK && req.OutputTokens.V > 1 {
-			if err := c.tpot.Add((req.E2ES.V - req.TTFTS.V) / float64(req.OutputTokens.V-1)); err != nil {
+		if tpot := req.TPOT(); tpot.OK {
+			if err := c.tpot.Add(tpot.V); err != nil {
 				return err
 			}
 		}

@@ -9,6 +9,7 @@ package samples
 
 import (
 	"context"
+	"math"
 	"slices"
 
 	"github.com/verdict-llm/verdict/internal/spill"
@@ -86,7 +87,18 @@ func Load(ctx context.Context, b *schemas.Bundle, o Options) ([]*Run, error) {
 		}
 		ok := q.Status == schemas.StatusOK
 		if o.Goodput {
-			req := stats.Request{Success: ok, TTFT: q.TTFTS.V, E2E: q.E2ES.V, OutputTokens: int(q.OutputTokens.V)}
+			req := stats.Request{Success: ok, TTFT: math.NaN(), E2E: math.NaN(), TPOT: math.NaN()}
+			if q.TTFTS.OK {
+				req.TTFT = q.TTFTS.V
+			}
+			if q.E2ES.OK {
+				req.E2E = q.E2ES.V
+			}
+			if tpot := q.TPOT(); tpot.OK {
+				req.TPOT = tpot.V
+			} else if q.OutputTokens.OK && q.OutputTokens.V <= 1 {
+				req.TPOT = 0
+			}
 			if ok && o.GoodputGaps && q.ChunkGapsS != nil {
 				req.ChunkGaps = slices.Clone(q.ChunkGapsS)
 			}
@@ -126,9 +138,7 @@ func Load(ctx context.Context, b *schemas.Bundle, o Options) ([]*Run, error) {
 			add(schemas.OutputTokens, schemas.Some(float64(q.OutputTokens.V)))
 			// TPOT as vLLM defines it, over requests with more than one
 			// output token.
-			if q.TTFTS.OK && q.E2ES.OK && q.OutputTokens.V > 1 {
-				add(schemas.TPOT, schemas.Some((q.E2ES.V-q.TTFTS.V)/float64(q.OutputTokens.V-1)))
-			}
+			add(schemas.TPOT, q.TPOT())
 		}
 		if len(q.ChunkGapsS) > 0 && want[schemas.ITLChunk] {
 			for _, g := range q.ChunkGapsS {
