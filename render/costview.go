@@ -1,83 +1,80 @@
 package render
 
 import (
-	"context"
 	"fmt"
 	"io"
+	"time"
 
+	"github.com/verdict-llm/verdict/analysis"
 	"github.com/verdict-llm/verdict/costing"
-	"github.com/verdict-llm/verdict/schemas"
 )
 
-// CostRows turns costing's flat records into rows of the bundle's costs
-// table.
-func CostRows(recs []costing.CostRecord) []schemas.CostRow {
-	out := make([]schemas.CostRow, len(recs))
-	for i, c := range recs {
-		r := schemas.CostRow{RunID: c.RunID, Source: c.Source, Sort: c.Sort, Item: c.Item, Currency: c.Currency, Basis: c.Basis,
-			Amount: c.Amount, Included: c.Included, Rate: c.Rate, Quantity: c.Quantity, Unit: c.Unit, Formula: c.Formula,
-			Rule: c.Rule, Granularity: c.Granularity, ResourceID: c.ResourceID, Notes: c.Notes}
-		if c.Amount != "" {
-			r.AmountValue = schemas.Some(c.AmountFloat)
-		}
-		if c.Sort == "allocation" {
-			r.OverlapS, r.PeriodS = schemas.Some(c.OverlapSeconds), schemas.Some(c.PeriodSeconds)
-		}
-		if !c.PeriodStart.IsZero() {
-			r.PeriodStart = schemas.Some(c.PeriodStart.UTC())
-		}
-		if !c.PeriodEnd.IsZero() {
-			r.PeriodEnd = schemas.Some(c.PeriodEnd.UTC())
-		}
-		out[i] = r
-	}
-	return out
-}
-
-// CostOptions configure the cost view.
-type CostOptions struct {
-	Billing, Quotes []string
-	// Store writes each bundle's runs' costs into it as costs.parquet.
-	Store bool
-}
-
-// Cost costs the runs of the bundles from billing exports and quotes,
-// writes the cost tables, and with o.Store keeps them in the bundles.
-func Cost(ctx context.Context, w io.Writer, dirs []string, o CostOptions, f Format) error {
-	if len(o.Billing) == 0 && len(o.Quotes) == 0 {
-		return fmt.Errorf("give --billing exports, --quote files, or both")
-	}
-	rep, err := LoadReport(ctx, dirs, ReportOptions{Billing: o.Billing, Quotes: o.Quotes, ValidationNote: "not asked for"})
-	if err != nil {
-		return err
-	}
-	recs := CostRecords(rep)
-	if o.Store {
-		for _, dir := range dirs {
-			var mine []costing.CostRecord
-			for _, r := range rep.Runs {
-				if r.Bundle != dir {
-					continue
-				}
-				for _, c := range recs {
-					if c.RunID == r.Run.ID {
-						mine = append(mine, c)
-					}
-				}
-			}
-			if err := schemas.WriteCosts(dir, CostRows(mine)); err != nil {
-				return fmt.Errorf("%s: %w", dir, err)
-			}
-		}
-	}
+// WriteCost writes `verdict cost`: the cost table, and in JSON the
+// verdict.cost/v1 document with every record.
+func WriteCost(w io.Writer, res *analysis.CostResult, f Format) error {
 	if f == JSON {
-		return WriteJSON(w, struct {
-			Records []costing.CostRecord `json:"records"`
-		}{recs})
+		d := costDoc{Schema: analysis.CostSchema, Records: []costRecordDoc{}, Stored: nonNil(res.Stored)}
+		for _, c := range res.Records {
+			d.Records = append(d.Records, costRecordJSON(c))
+		}
+		return WriteJSON(w, d)
 	}
-	t := CostsTable(rep)
-	if o.Store {
-		t.Notes = append(t.Notes, fmt.Sprintf("stored as costs.parquet in %d bundle(s)", len(dirs)))
+	t := CostsTable(res.Report)
+	if len(res.Stored) > 0 {
+		t.Notes = append(t.Notes, fmt.Sprintf("stored as costs.parquet in %d bundle(s)", len(res.Stored)))
 	}
 	return Write(w, f, []*Table{t})
+}
+
+type costDoc struct {
+	Schema  string          `json:"schema"`
+	Records []costRecordDoc `json:"records"`
+	Stored  []string        `json:"stored"`
+}
+
+// costRecordDoc is a cost record under the column names of costs.parquet.
+type costRecordDoc struct {
+	RunID       string     `json:"run_id"`
+	Source      string     `json:"source"`
+	Sort        string     `json:"sort"`
+	Item        string     `json:"item"`
+	Currency    string     `json:"currency"`
+	Basis       string     `json:"basis"`
+	Amount      string     `json:"amount"`
+	AmountValue *jsonFloat `json:"amount_value"`
+	Included    bool       `json:"included"`
+	Rate        string     `json:"rate"`
+	Quantity    string     `json:"quantity"`
+	Unit        string     `json:"unit"`
+	Formula     string     `json:"formula"`
+	Rule        string     `json:"rule"`
+	Granularity string     `json:"granularity"`
+	OverlapS    *jsonFloat `json:"overlap_s"`
+	PeriodS     *jsonFloat `json:"period_s"`
+	ResourceID  string     `json:"resource_id"`
+	PeriodStart *time.Time `json:"period_start"`
+	PeriodEnd   *time.Time `json:"period_end"`
+	Notes       string     `json:"notes"`
+}
+
+func costRecordJSON(c costing.CostRecord) costRecordDoc {
+	d := costRecordDoc{RunID: c.RunID, Source: c.Source, Sort: c.Sort, Item: c.Item, Currency: c.Currency, Basis: c.Basis, Amount: c.Amount,
+		Included: c.Included, Rate: c.Rate, Quantity: c.Quantity, Unit: c.Unit, Formula: c.Formula, Rule: c.Rule, Granularity: c.Granularity,
+		ResourceID: c.ResourceID, Notes: c.Notes}
+	num := func(v float64) *jsonFloat { f := jsonFloat(v); return &f }
+	if c.Amount != "" {
+		d.AmountValue = num(c.AmountFloat)
+	}
+	if c.Sort == "allocation" {
+		d.OverlapS, d.PeriodS = num(c.OverlapSeconds), num(c.PeriodSeconds)
+	}
+	if !c.PeriodStart.IsZero() {
+		t := c.PeriodStart.UTC()
+		d.PeriodStart = &t
+	}
+	if !c.PeriodEnd.IsZero() {
+		t := c.PeriodEnd.UTC()
+		d.PeriodEnd = &t
+	}
+	return d
 }

@@ -83,28 +83,35 @@ func writeCSV(w io.Writer, tables []*Table) error {
 }
 
 // jsonValue returns a cell's JSON value: its machine value, else its text.
+// A NaN number is null; an infinite one "inf" or "-inf", as the bundle's
+// JSON writes an infinite request rate.
 func jsonValue(c Cell) any {
 	switch v := c.Value.(type) {
 	case nil:
 		return c.Text
 	case float64:
-		if math.IsInf(v, 0) || math.IsNaN(v) {
+		if math.IsNaN(v) {
+			return nil
+		}
+		if math.IsInf(v, 0) {
 			return formatFloat(v)
 		}
 	}
 	return c.Value
 }
 
-func writeTablesJSON(w io.Writer, tables []*Table) error {
-	type jt struct {
-		Title   string   `json:"title"`
-		Columns []string `json:"columns"`
-		Rows    [][]any  `json:"rows"`
-		Notes   []string `json:"notes,omitempty"`
-	}
-	out := make([]jt, len(tables))
+// tableDoc is one table in JSON.
+type tableDoc struct {
+	Title   string   `json:"title"`
+	Columns []string `json:"columns"`
+	Rows    [][]any  `json:"rows"`
+	Notes   []string `json:"notes"`
+}
+
+func tablesJSON(tables []*Table) []tableDoc {
+	out := make([]tableDoc, len(tables))
 	for i, t := range tables {
-		out[i] = jt{Title: t.Title, Columns: t.Columns, Notes: t.Notes, Rows: make([][]any, len(t.Rows))}
+		out[i] = tableDoc{Title: t.Title, Columns: t.Columns, Notes: nonNil(t.Notes), Rows: make([][]any, len(t.Rows))}
 		for j, r := range t.Rows {
 			row := make([]any, len(r))
 			for k, c := range r {
@@ -113,7 +120,11 @@ func writeTablesJSON(w io.Writer, tables []*Table) error {
 			out[i].Rows[j] = row
 		}
 	}
-	return WriteJSON(w, out)
+	return out
+}
+
+func writeTablesJSON(w io.Writer, tables []*Table) error {
+	return WriteJSON(w, tablesJSON(tables))
 }
 
 // WriteJSON writes v as indented JSON with a trailing newline.

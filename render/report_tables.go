@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/verdict-llm/verdict/analysis"
 	"github.com/verdict-llm/verdict/costing"
 	"github.com/verdict-llm/verdict/schemas"
 )
@@ -16,7 +17,17 @@ import (
 // WriteReport writes the report's tables in format f: the Summary,
 // validation and cost tables when brief is set (for terminals), every
 // table otherwise.
-func WriteReport(w io.Writer, rep *Report, f Format, brief bool) error {
+//
+// JSON is the verdict.report/v1 document: the title and the tables, each
+// cell its machine value (an estimate as stat, value, lo, hi).
+func WriteReport(w io.Writer, rep *analysis.Report, f Format, brief bool) error {
+	if f == JSON {
+		return WriteJSON(w, struct {
+			Schema string     `json:"schema"`
+			Title  string     `json:"title"`
+			Tables []tableDoc `json:"tables"`
+		}{analysis.ReportSchema, rep.Title, tablesJSON(ReportTables(rep, brief))})
+	}
 	return Write(w, f, ReportTables(rep, brief))
 }
 
@@ -24,7 +35,7 @@ func WriteReport(w io.Writer, rep *Report, f Format, brief bool) error {
 // per run), the system under test side by side, each run's metrics with
 // intervals, validation findings, costs, definitions and sources. With
 // brief, only the Summary, validation and costs.
-func ReportTables(rep *Report, brief bool) []*Table {
+func ReportTables(rep *analysis.Report, brief bool) []*Table {
 	out := []*Table{SummaryTable(rep)}
 	if !brief {
 		out = append(out, InventoryTable(rep))
@@ -48,7 +59,7 @@ func ReportTables(rep *Report, brief bool) []*Table {
 }
 
 // runColumns heads a table with one column per run.
-func runColumns(first string, rep *Report) []string {
+func runColumns(first string, rep *analysis.Report) []string {
 	cols := []string{first}
 	for _, r := range rep.Runs {
 		cols = append(cols, r.Name)
@@ -57,9 +68,9 @@ func runColumns(first string, rep *Report) []string {
 }
 
 // EstimateCell shows a value with its interval; its machine value is the
-// Estimate (JSON: value, lo, hi, confidence).
-func EstimateCell(e Estimate, unit string) Cell {
-	return N(estimateText(e, unit), e)
+// Estimate (JSON: stat, value, lo, hi, confidence, interval_method).
+func EstimateCell(e analysis.Estimate, unit string) Cell {
+	return N(EstimateText(e, unit), e)
 }
 
 // SUTSummary is the GPU and engine of a run in a few words.
@@ -105,7 +116,7 @@ func RequestsText(r schemas.Run) string {
 }
 
 // CostCell shows a unit cost with its interval, or why it is unknown.
-func CostCell(c *RunCosting, metric string) Cell {
+func CostCell(c *analysis.RunCosting, metric string) Cell {
 	if c == nil {
 		return T("not costed (no --billing or --quote)")
 	}
@@ -116,7 +127,7 @@ func CostCell(c *RunCosting, metric string) Cell {
 	if math.IsNaN(u.Value) {
 		return T(Unknown + ": " + u.Note)
 	}
-	e := Estimate{Value: u.Value, Lo: u.Lo, Hi: u.Hi, Confidence: u.Level}
+	e := analysis.Estimate{Stat: analysis.StatValue, Value: u.Value, Lo: u.Lo, Hi: u.Hi, Confidence: u.Level}
 	text := MoneyText(u.Value, u.Currency)
 	if !math.IsNaN(u.Lo) && !math.IsNaN(u.Hi) {
 		text = moneyNumber(u.Value) + " [" + moneyNumber(u.Lo) + ", " + moneyNumber(u.Hi) + "] " + u.Currency
@@ -153,11 +164,11 @@ func moneySig(v float64, n int) string {
 }
 
 // SummaryTable has one row per figure and one column per run.
-func SummaryTable(rep *Report) *Table {
+func SummaryTable(rep *analysis.Report) *Table {
 	t := &Table{Title: "Summary (one column per run, in input order; not ranked)", Columns: runColumns("figure", rep)}
 	// One column per run mixes text and numbers down a column, so every
 	// cell is left-aligned.
-	row := func(label string, cell func(r *ReportRun) Cell) {
+	row := func(label string, cell func(r *analysis.ReportRun) Cell) {
 		cells := []Cell{T(label)}
 		for _, r := range rep.Runs {
 			c := cell(r)
@@ -166,14 +177,14 @@ func SummaryTable(rep *Report) *Table {
 		}
 		t.AddRow(cells...)
 	}
-	row("run", func(r *ReportRun) Cell { return T(r.Run.ID) })
-	row("model", func(r *ReportRun) Cell { return T(ModelOf(r.Run)) })
-	row("GPU", func(r *ReportRun) Cell { g, _ := SUTSummary(r.Run); return T(g) })
-	row("engine", func(r *ReportRun) Cell { _, e := SUTSummary(r.Run); return T(e) })
-	row("load", func(r *ReportRun) Cell { return T(LoadText(r.Run)) })
-	row("requests", func(r *ReportRun) Cell { return T(RequestsText(r.Run)) })
-	for _, spec := range HeadlineSpecs {
-		row(spec.Label, func(r *ReportRun) Cell {
+	row("run", func(r *analysis.ReportRun) Cell { return T(r.Run.ID) })
+	row("model", func(r *analysis.ReportRun) Cell { return T(ModelOf(r.Run)) })
+	row("GPU", func(r *analysis.ReportRun) Cell { g, _ := SUTSummary(r.Run); return T(g) })
+	row("engine", func(r *analysis.ReportRun) Cell { _, e := SUTSummary(r.Run); return T(e) })
+	row("load", func(r *analysis.ReportRun) Cell { return T(LoadText(r.Run)) })
+	row("requests", func(r *analysis.ReportRun) Cell { return T(RequestsText(r.Run)) })
+	for _, spec := range analysis.HeadlineSpecs {
+		row(spec.Label, func(r *analysis.ReportRun) Cell {
 			h, _ := r.Headline(spec.Key)
 			if !h.Known {
 				return T(Unknown)
@@ -182,17 +193,17 @@ func SummaryTable(rep *Report) *Table {
 		})
 	}
 	if rep.Costs != nil {
-		row("cost per 1M output tokens", func(r *ReportRun) Cell { return CostCell(r.Cost, costing.CostPer1MOutputTokens) })
-		row("cost per successful request", func(r *ReportRun) Cell { return CostCell(r.Cost, costing.CostPerSuccessfulRequest) })
-		row("total cost", func(r *ReportRun) Cell { return CostCell(r.Cost, costing.TotalCost) })
+		row("cost per 1M output tokens", func(r *analysis.ReportRun) Cell { return CostCell(r.Cost, costing.CostPer1MOutputTokens) })
+		row("cost per successful request", func(r *analysis.ReportRun) Cell { return CostCell(r.Cost, costing.CostPerSuccessfulRequest) })
+		row("total cost", func(r *analysis.ReportRun) Cell { return CostCell(r.Cost, costing.TotalCost) })
 	}
-	row("validation", func(r *ReportRun) Cell {
+	row("validation", func(r *analysis.ReportRun) Cell {
 		if rep.Validation == nil {
 			return T("not available")
 		}
 		return T(orUnknown(r.Verdict))
 	})
-	row("status", func(r *ReportRun) Cell { return T(r.Status()) })
+	row("status", func(r *analysis.ReportRun) Cell { return T(r.Status()) })
 	t.Notes = append(t.Notes, rep.Notes...)
 	for _, r := range rep.Runs {
 		for _, n := range r.Notes {
@@ -207,35 +218,35 @@ func SummaryTable(rep *Report) *Table {
 
 // InventoryFields lists the provenance and system-under-test rows of the
 // inventory table, each with how to read it from a run.
-func InventoryFields(runs []*ReportRun) []InventoryField {
+func InventoryFields(runs []*analysis.ReportRun) []InventoryField {
 	fs := []InventoryField{
-		{"bundle", func(r *ReportRun) string { return r.Bundle }},
-		{"run", func(r *ReportRun) string { return r.Run.ID }},
-		{"tool", func(r *ReportRun) string { return r.Run.Tool }},
-		{"tool version", func(r *ReportRun) string { return r.Run.ToolVersion }},
-		{"format", func(r *ReportRun) string { return r.Run.Format }},
-		{"source", func(r *ReportRun) string {
+		{"bundle", func(r *analysis.ReportRun) string { return r.Bundle }},
+		{"run", func(r *analysis.ReportRun) string { return r.Run.ID }},
+		{"tool", func(r *analysis.ReportRun) string { return r.Run.Tool }},
+		{"tool version", func(r *analysis.ReportRun) string { return r.Run.ToolVersion }},
+		{"format", func(r *analysis.ReportRun) string { return r.Run.Format }},
+		{"source", func(r *analysis.ReportRun) string {
 			return fmt.Sprintf("%s (object %d)", r.Run.SourcePath, r.Run.SourceRecord)
 		}},
-		{"source SHA-256", func(r *ReportRun) string { return r.Run.SourceSHA256 }},
-		{"scenario", func(r *ReportRun) string { return string(r.Run.Scenario) }},
-		{"arrival", func(r *ReportRun) string { return string(r.Run.Arrival) }},
-		{"request rate", func(r *ReportRun) string { return optText(RateCell(r.Run.RequestRate)) }},
-		{"burstiness", func(r *ReportRun) string { return optText(optF(r.Run.Burstiness, "")) }},
-		{"max concurrency", func(r *ReportRun) string { return optText(ConcurrencyCell(r.Run.MaxConcurrency)) }},
-		{"streaming", func(r *ReportRun) string { return optText(optB(r.Run.Streaming)) }},
-		{"backend", func(r *ReportRun) string { return r.Run.Backend }},
-		{"endpoint", func(r *ReportRun) string { return r.Run.Endpoint }},
-		{"model (tool)", func(r *ReportRun) string { return r.Run.Model }},
-		{"tokenizer", func(r *ReportRun) string { return r.Run.Tokenizer }},
-		{"num prompts", func(r *ReportRun) string { return optText(optI(r.Run.NumPrompts)) }},
-		{"completed", func(r *ReportRun) string { return optText(optI(r.Run.Completed)) }},
-		{"failed", func(r *ReportRun) string { return optText(optI(r.Run.Failed)) }},
-		{"duration", func(r *ReportRun) string { return optText(optF(r.Run.DurationS, schemas.UnitSeconds)) }},
-		{"window", func(r *ReportRun) string { return windowText(r.Run) }},
-		{"tool date", func(r *ReportRun) string { return r.Run.ToolDate }},
-		{"token source", func(r *ReportRun) string { return r.Run.TokenSource }},
-		{"flags", func(r *ReportRun) string {
+		{"source SHA-256", func(r *analysis.ReportRun) string { return r.Run.SourceSHA256 }},
+		{"scenario", func(r *analysis.ReportRun) string { return string(r.Run.Scenario) }},
+		{"arrival", func(r *analysis.ReportRun) string { return string(r.Run.Arrival) }},
+		{"request rate", func(r *analysis.ReportRun) string { return optText(RateCell(r.Run.RequestRate)) }},
+		{"burstiness", func(r *analysis.ReportRun) string { return optText(optF(r.Run.Burstiness, "")) }},
+		{"max concurrency", func(r *analysis.ReportRun) string { return optText(ConcurrencyCell(r.Run.MaxConcurrency)) }},
+		{"streaming", func(r *analysis.ReportRun) string { return optText(optB(r.Run.Streaming)) }},
+		{"backend", func(r *analysis.ReportRun) string { return r.Run.Backend }},
+		{"endpoint", func(r *analysis.ReportRun) string { return r.Run.Endpoint }},
+		{"model (tool)", func(r *analysis.ReportRun) string { return r.Run.Model }},
+		{"tokenizer", func(r *analysis.ReportRun) string { return r.Run.Tokenizer }},
+		{"num prompts", func(r *analysis.ReportRun) string { return optText(optI(r.Run.NumPrompts)) }},
+		{"completed", func(r *analysis.ReportRun) string { return optText(optI(r.Run.Completed)) }},
+		{"failed", func(r *analysis.ReportRun) string { return optText(optI(r.Run.Failed)) }},
+		{"duration", func(r *analysis.ReportRun) string { return optText(optF(r.Run.DurationS, schemas.UnitSeconds)) }},
+		{"window", func(r *analysis.ReportRun) string { return windowText(r.Run) }},
+		{"tool date", func(r *analysis.ReportRun) string { return r.Run.ToolDate }},
+		{"token source", func(r *analysis.ReportRun) string { return r.Run.TokenSource }},
+		{"flags", func(r *analysis.ReportRun) string {
 			if len(r.Run.Flags) == 0 {
 				return "none"
 			}
@@ -249,10 +260,10 @@ func InventoryFields(runs []*ReportRun) []InventoryField {
 		}
 	}
 	for _, k := range slices.Sorted(maps.Keys(labels)) {
-		fs = append(fs, InventoryField{"label " + k, func(r *ReportRun) string { return r.Run.Labels[k] }})
+		fs = append(fs, InventoryField{"label " + k, func(r *analysis.ReportRun) string { return r.Run.Labels[k] }})
 	}
 	for i, f := range (schemas.Inventory{}).Fields() {
-		fs = append(fs, InventoryField{"sut: " + f[0], func(r *ReportRun) string { return r.Run.SUT.Fields()[i][1] }})
+		fs = append(fs, InventoryField{"sut: " + f[0], func(r *analysis.ReportRun) string { return r.Run.SUT.Fields()[i][1] }})
 	}
 	return fs
 }
@@ -261,12 +272,12 @@ func InventoryFields(runs []*ReportRun) []InventoryField {
 // for unknown.
 type InventoryField struct {
 	Name  string
-	Value func(*ReportRun) string
+	Value func(*analysis.ReportRun) string
 }
 
 // InventoryTable shows every run's provenance and system under test side
 // by side, unknowns as unknown.
-func InventoryTable(rep *Report) *Table {
+func InventoryTable(rep *analysis.Report) *Table {
 	t := &Table{Title: "System under test and provenance", Columns: runColumns("field", rep)}
 	for _, f := range InventoryFields(rep.Runs) {
 		cells := []Cell{T(f.Name)}
@@ -286,50 +297,8 @@ func StatText(m schemas.Metric) string {
 	return m.Stat
 }
 
-// MetricInterval returns the interval of a metrics-table row, when the
-// report computed one for it: for verdict's computed means and
-// percentiles of the per-request series and its computed rates.
-func (r *ReportRun) MetricInterval(m schemas.Metric) (Estimate, bool) {
-	if m.Source != schemas.SourceComputed || !m.Value.OK {
-		return Estimate{}, false
-	}
-	if e, ok := r.Throughput[m.MetricID]; ok && m.Stat == schemas.StatValue {
-		return e, !math.IsNaN(e.Lo)
-	}
-	ms, ok := r.Stats[m.MetricID]
-	if !ok {
-		return Estimate{}, false
-	}
-	var e Estimate
-	switch {
-	case m.Stat == schemas.StatMean:
-		e = ms.Mean
-	case m.Stat == schemas.StatMedian || m.Stat == schemas.StatP:
-		p := 50.0
-		if m.Stat == schemas.StatP {
-			if !m.Percentile.OK {
-				return Estimate{}, false
-			}
-			p = m.Percentile.V
-		}
-		i := slices.IndexFunc(ms.Quantiles, func(q Estimate) bool { return q.Percentile == p })
-		if i < 0 {
-			return Estimate{}, false
-		}
-		e = ms.Quantiles[i]
-	default:
-		return Estimate{}, false
-	}
-	// The interval belongs to the row only when the row is the same
-	// estimate (same data, same method).
-	if math.IsNaN(e.Lo) || math.Abs(e.Value-m.Value.V) > 1e-9*math.Max(1, math.Abs(e.Value)) {
-		return Estimate{}, false
-	}
-	return e, true
-}
-
 // ReportMetricsTable lists a run's metric rows with their intervals.
-func ReportMetricsTable(rep *Report, r *ReportRun) *Table {
+func ReportMetricsTable(rep *analysis.Report, r *analysis.ReportRun) *Table {
 	t := &Table{Title: "Metrics of " + r.Name, Columns: []string{"metric", "stat", "value", "interval", "method", "source", "native name", "note"}}
 	for _, m := range r.Metrics {
 		val, iv := T(Unknown), T("")
@@ -349,7 +318,7 @@ func ReportMetricsTable(rep *Report, r *ReportRun) *Table {
 
 // ValidationTable lists the findings, or says validation is not
 // available.
-func ValidationTable(rep *Report) *Table {
+func ValidationTable(rep *analysis.Report) *Table {
 	t := &Table{Title: "Validation", Columns: []string{"severity", "effect", "rule", "subject", "message"}}
 	v := rep.Validation
 	if v == nil {
@@ -375,35 +344,14 @@ func ValidationTable(rep *Report) *Table {
 	return t
 }
 
-// CostRecords flattens every run's costs with costing's record seam:
-// quote lines and totals, bill allocations and totals, and unit costs.
-func CostRecords(rep *Report) []costing.CostRecord {
-	var out []costing.CostRecord
-	for _, r := range rep.Runs {
-		c := r.Cost
-		if c == nil {
-			continue
-		}
-		if c.Quote != nil {
-			out = append(out, costing.QuoteRecords(c.Quote)...)
-			out = append(out, costing.UnitCostRecords(r.Run.ID, "quote", c.QuoteUnits)...)
-		}
-		if c.Bill != nil {
-			out = append(out, costing.BillRecords(*c.Bill)...)
-			out = append(out, costing.UnitCostRecords(r.Run.ID, "bill", c.BillUnits)...)
-		}
-	}
-	return out
-}
-
 // CostsTable lists every cost record, then how each run was costed.
-func CostsTable(rep *Report) *Table {
+func CostsTable(rep *analysis.Report) *Table {
 	t := &Table{Title: "Costs", Columns: []string{"run", "source", "item", "rate", "quantity", "unit", "amount", "formula", "notes"}}
 	name := map[string]string{}
 	for _, r := range rep.Runs {
 		name[r.Run.ID] = r.Name
 	}
-	for _, c := range CostRecords(rep) {
+	for _, c := range rep.CostRecords() {
 		amount := T(Unknown)
 		if c.Amount != "" {
 			// Exact decimals can run to 26 digits; people get six

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/verdict-llm/verdict/analysis"
 	"github.com/verdict-llm/verdict/costing"
 	"github.com/verdict-llm/verdict/ingest"
 	"github.com/verdict-llm/verdict/ingest/all"
@@ -51,7 +52,7 @@ func goldenAt(t *testing.T, root, name, got string) {
 // demoReport is the report of the demo bundles with the demo quotes,
 // read with relative paths from a temporary directory so that outputs do
 // not depend on where it is.
-func demoReport(t *testing.T) (*render.Report, string) {
+func demoReport(t *testing.T) (*analysis.Report, string) {
 	t.Helper()
 	dir := t.TempDir()
 	demoBundles(t, dir)
@@ -61,7 +62,7 @@ func demoReport(t *testing.T) (*render.Report, string) {
 	}
 	abs := filepath.Join(root, "testdata", "demo")
 	t.Chdir(dir)
-	rep, err := render.LoadReport(context.Background(), []string{"platform-a.bundle", "platform-b.bundle"}, render.ReportOptions{
+	rep, err := analysis.LoadReport(context.Background(), []string{"platform-a.bundle", "platform-b.bundle"}, analysis.ReportOptions{
 		VerdictVersion: "test", Resamples: 2000, Quotes: []string{filepath.Join(abs, "quote-a.yaml"), filepath.Join(abs, "quote-b.yaml")}})
 	if err != nil {
 		t.Fatal(err)
@@ -148,8 +149,8 @@ func TestReportIncomplete(t *testing.T) {
 		t.Fatal(err)
 	}
 	bundles := append(demoBundles(t, dir)[:1], dest)
-	rep, err := render.LoadReport(context.Background(), bundles, render.ReportOptions{Confidence: -1,
-		Validation: &render.ReportValidation{Verdict: "incomplete", Runs: []render.ReportRunVerdict{{Bundle: dest, RunID: "x", Verdict: "invalid"}}}})
+	rep, err := analysis.LoadReport(context.Background(), bundles, analysis.ReportOptions{Confidence: -1,
+		Validation: &analysis.ReportValidation{Verdict: "incomplete", Runs: []analysis.ReportRunVerdict{{Bundle: dest, RunID: "x", Verdict: "invalid"}}}})
 	if err != nil {
 		t.Fatal(err)
 	}

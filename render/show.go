@@ -1,7 +1,6 @@
 package render
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"maps"
@@ -10,57 +9,27 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/verdict-llm/verdict/analysis"
 	"github.com/verdict-llm/verdict/schemas"
 )
 
 // Unknown is how every renderer shows a value the sources did not give.
 const Unknown = "unknown"
 
-// ShowData is the content of `verdict show`: a bundle's runs with their
-// inventory, their metrics, and the definition of every metric present.
-type ShowData struct {
-	Bundle      string                                 `json:"bundle"`
-	Manifest    schemas.Manifest                       `json:"manifest"`
-	Runs        []schemas.Run                          `json:"runs"`
-	Metrics     []schemas.Metric                       `json:"metrics"`
-	Definitions map[schemas.MetricID]schemas.MetricDef `json:"definitions"`
-}
-
-// LoadShow reads what `verdict show` reports from the bundle in dir.
-func LoadShow(ctx context.Context, dir string) (*ShowData, error) {
-	b, err := schemas.OpenBundle(dir)
-	if err != nil {
-		return nil, err
-	}
-	runs, err := b.Runs(ctx)
-	if err != nil {
-		return nil, err
-	}
-	ms, err := b.Metrics(ctx)
-	if err != nil {
-		return nil, err
-	}
-	d := &ShowData{Bundle: dir, Manifest: b.Manifest, Runs: runs, Metrics: ms, Definitions: map[schemas.MetricID]schemas.MetricDef{}}
-	for _, m := range ms {
-		if _, ok := d.Definitions[m.MetricID]; !ok {
-			if def, ok := schemas.Lookup(m.MetricID); ok {
-				d.Definitions[m.MetricID] = def
-			}
-		}
-	}
-	return d, nil
-}
-
-// Show writes `verdict show` of the bundle in dir.
-func Show(ctx context.Context, w io.Writer, dir string, f Format) error {
-	d, err := LoadShow(ctx, dir)
-	if err != nil {
-		return err
-	}
+// WriteShow writes `verdict show` of a bundle; JSON is the verdict.show/v1
+// document.
+func WriteShow(w io.Writer, d *analysis.ShowData, f Format) error {
 	if f == JSON {
-		return WriteJSON(w, d)
+		return WriteJSON(w, struct {
+			Schema      string                                 `json:"schema"`
+			Bundle      string                                 `json:"bundle"`
+			Manifest    schemas.Manifest                       `json:"manifest"`
+			Runs        []schemas.Run                          `json:"runs"`
+			Metrics     []schemas.Metric                       `json:"metrics"`
+			Definitions map[schemas.MetricID]schemas.MetricDef `json:"definitions"`
+		}{analysis.ShowSchema, d.Bundle, d.Manifest, nonNil(d.Runs), nonNil(d.Metrics), d.Definitions})
 	}
-	return Write(w, f, d.Tables())
+	return Write(w, f, ShowTables(d))
 }
 
 func optF(o schemas.Opt[float64], unit string) Cell {
@@ -116,8 +85,8 @@ func ConcurrencyCell(o schemas.Opt[int64]) Cell {
 	return optI(o)
 }
 
-// Tables builds the text tables of `verdict show`.
-func (d *ShowData) Tables() []*Table {
+// ShowTables builds the text tables of `verdict show`.
+func ShowTables(d *analysis.ShowData) []*Table {
 	var out []*Table
 	runs := &Table{Title: "Runs", Columns: []string{"run", "tool", "format", "scenario", "arrival", "rate", "max conc.", "streaming", "model", "completed", "failed", "duration"}}
 	for _, r := range d.Runs {

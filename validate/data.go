@@ -83,13 +83,12 @@ type RequestStats struct {
 	inIdx []int64 // dispatch indices of InputTokens, for ordering
 }
 
-// LoadBundle reads the runs, metric rows and request summaries of the
-// bundle in dir, in the order of the runs table.
-func LoadBundle(ctx context.Context, dir string) ([]*RunData, error) {
-	b, err := schemas.OpenBundle(dir)
-	if err != nil {
-		return nil, err
-	}
+// ReadBundle reads the runs, metric rows and request summaries of an open
+// bundle (or dataset), in the order of the runs table; dir is the path it
+// was opened from, kept as RunData.Bundle. Opening bundles is the
+// application layer's job (package analysis); validate only reads what it
+// is handed.
+func ReadBundle(ctx context.Context, b *schemas.Bundle, dir string) ([]*RunData, error) {
 	runs, err := b.Runs(ctx)
 	if err != nil {
 		return nil, err

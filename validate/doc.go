@@ -7,21 +7,24 @@
 //
 // # Pipeline
 //
-// validate sits between the bundles and the renderers:
+// validate sits between the bundles and the renderers; the application
+// layer (package analysis) opens the bundles and calls it:
 //
-//	bundles --LoadBundle--> []*RunData (runs, metrics, request summaries)
+//	bundles --ReadBundle--> []*RunData (runs, metrics, request summaries)
 //	        --Validate----> *Report (checks, findings, verdicts, gate)
 //	        --render------> text, Markdown, JSON, JUnit XML
 //
-// 1. [LoadBundle] reads a bundle's runs and metric rows and streams its
-// request rows once into a [RequestStats] per run (counts, lengths, timing
-// evidence), so that memory does not grow with chunk counts.
+// 1. [ReadBundle] reads an open bundle's runs and metric rows and streams
+// its request rows once into a [RequestStats] per run (counts, lengths,
+// timing evidence), so that memory does not grow with chunk counts.
 //
 // 2. [Validate] groups the runs into configurations ([Options.GroupBy]: per
 // bundle by default, or by a label, the tool, a system-under-test field, or
 // one group per run), and with [Options.Compare] pairs the runs of every two
-// groups: runs with the same load point (scenario, arrival, rate,
-// burstiness, concurrency, ramp-up) pair first, the rest in order. Then it
+// groups with [PairRuns], verdict's one pairing (compare and report use it
+// too): runs with the same load point (scenario, arrival, rate,
+// burstiness, concurrency, ramp-up, streaming) pair first, the rest in
+// order. Then it
 // runs every selected [Rule] of the [Catalogue] on each subject of the
 // rule's [Scope]: each run, each group of two or more runs, each pair.
 //

@@ -1,12 +1,13 @@
 package validate
 
 import (
-	"context"
 	"fmt"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/verdict-llm/verdict/schemas"
 )
 
 // Options configure Validate. The zero value validates each bundle (group)
@@ -26,23 +27,6 @@ type Options struct {
 	Disable []string
 	// Policy sets thresholds and the gate; nil means DefaultPolicy.
 	Policy *Policy
-}
-
-// ValidateBundles loads the bundles in dirs, in order, and validates their
-// runs. A bundle that cannot be read, or holds no runs, is an error.
-func ValidateBundles(ctx context.Context, dirs []string, opts Options) (*Report, error) {
-	var runs []*RunData
-	for _, dir := range dirs {
-		rs, err := LoadBundle(ctx, dir)
-		if err != nil {
-			return nil, err
-		}
-		if len(rs) == 0 {
-			return nil, fmt.Errorf("%s: the bundle holds no runs", dir)
-		}
-		runs = append(runs, rs...)
-	}
-	return Validate(runs, opts)
 }
 
 // Validate runs the selected rules over runs and returns the report. It
@@ -443,64 +427,84 @@ type pairing struct {
 
 func (p pairing) key() string { return "pair " + p.a.Name() + " vs " + p.b.Name() }
 
-// loadKey identifies a run's load point; runs of two groups with the same
-// load point pair first.
-func loadKey(d *RunData) string {
-	r := d.Run
+// LoadKey identifies a run's load point: scenario, arrival process,
+// request rate, burstiness, concurrency limit, ramp-up and streaming. Runs
+// of two groups with the same load point pair first.
+func LoadKey(r schemas.Run) string {
 	return strings.Join([]string{string(r.Scenario), string(r.Arrival), rateText(r.RequestRate), floatText(r.Burstiness),
 		concurrencyText(r.MaxConcurrency), r.RampUp, boolText(r.Streaming)}, "|")
 }
 
-// pairUp pairs the runs of every two groups: runs with the same load point
-// first (in order), then the remaining runs in order. Runs left over are
-// unpaired.
+// PairRuns is verdict's one pairing of runs, used by the pair rules, by
+// `verdict compare` and by `verdict report`: the runs of a and b with the
+// same load point (LoadKey) pair first, each run of a with the first
+// unpaired run of b, in order; then the remaining runs pair in order.
+// Pairs are indices into a and b, in the order of a's runs; restA and
+// restB are the indices left over (when one list is longer).
+func PairRuns(a, b []schemas.Run) (pairs [][2]int, restA, restB []int) {
+	usedA := make([]bool, len(a))
+	usedB := make([]bool, len(b))
+	keyB := make([]string, len(b))
+	for y := range b {
+		keyB[y] = LoadKey(b[y])
+	}
+	for x := range a {
+		k := LoadKey(a[x])
+		for y := range b {
+			if !usedB[y] && k == keyB[y] {
+				usedA[x], usedB[y] = true, true
+				pairs = append(pairs, [2]int{x, y})
+				break
+			}
+		}
+	}
+	for x := range a {
+		if !usedA[x] {
+			restA = append(restA, x)
+		}
+	}
+	for y := range b {
+		if !usedB[y] {
+			restB = append(restB, y)
+		}
+	}
+	n := min(len(restA), len(restB))
+	for k := range n {
+		pairs = append(pairs, [2]int{restA[k], restB[k]})
+	}
+	slices.SortStableFunc(pairs, func(p, q [2]int) int { return p[0] - q[0] })
+	return pairs, restA[n:], restB[n:]
+}
+
+// pairUp pairs the runs of every two groups with PairRuns. Runs left over
+// are unpaired.
 func pairUp(groups []group) ([]pairing, []Unpaired) {
 	var pairs []pairing
 	var unpaired []Unpaired
 	for i := 0; i < len(groups); i++ {
 		for j := i + 1; j < len(groups); j++ {
 			ga, gb := groups[i], groups[j]
-			usedA := make([]bool, len(ga.runs))
-			usedB := make([]bool, len(gb.runs))
-			var ps []pairing
-			for x, a := range ga.runs {
-				for y, b := range gb.runs {
-					if !usedB[y] && loadKey(a) == loadKey(b) {
-						usedA[x], usedB[y] = true, true
-						ps = append(ps, pairing{a: a, b: b, ga: ga.name, gb: gb.name})
-						break
-					}
-				}
+			ps, restA, restB := PairRuns(runsOf(ga.runs), runsOf(gb.runs))
+			for _, p := range ps {
+				pairs = append(pairs, pairing{a: ga.runs[p[0]], b: gb.runs[p[1]], ga: ga.name, gb: gb.name})
 			}
-			var restA, restB []int
-			for x := range ga.runs {
-				if !usedA[x] {
-					restA = append(restA, x)
-				}
-			}
-			for y := range gb.runs {
-				if !usedB[y] {
-					restB = append(restB, y)
-				}
-			}
-			n := min(len(restA), len(restB))
-			for k := 0; k < n; k++ {
-				ps = append(ps, pairing{a: ga.runs[restA[k]], b: gb.runs[restB[k]], ga: ga.name, gb: gb.name})
-			}
-			for _, x := range restA[n:] {
+			for _, x := range restA {
 				unpaired = append(unpaired, Unpaired{Run: ga.runs[x].Name(), Group: ga.name, OtherGroup: gb.name,
 					Reason: "every run of " + gb.name + " (" + strconv.Itoa(len(gb.runs)) + ") is paired already"})
 			}
-			for _, y := range restB[n:] {
+			for _, y := range restB {
 				unpaired = append(unpaired, Unpaired{Run: gb.runs[y].Name(), Group: gb.name, OtherGroup: ga.name,
 					Reason: "every run of " + ga.name + " (" + strconv.Itoa(len(ga.runs)) + ") is paired already"})
 			}
-			// Keep pairs in the order of the first group's runs.
-			slices.SortStableFunc(ps, func(p, q pairing) int {
-				return slices.Index(ga.runs, p.a) - slices.Index(ga.runs, q.a)
-			})
-			pairs = append(pairs, ps...)
 		}
 	}
 	return pairs, unpaired
+}
+
+func runsOf(ds []*RunData) []schemas.Run {
+	out := make([]schemas.Run, len(ds))
+	for i, d := range ds {
+		out[i] = d.Run
+	}
+	return out
 }

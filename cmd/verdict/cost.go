@@ -5,6 +5,7 @@ import (
 
 	"github.com/urfave/cli/v3"
 
+	"github.com/verdict-llm/verdict/analysis"
 	"github.com/verdict-llm/verdict/render"
 )
 
@@ -45,11 +46,15 @@ Examples:
 			if err != nil {
 				return usage("%v", err)
 			}
-			o := render.CostOptions{Billing: cmd.StringSlice("billing"), Quotes: cmd.StringSlice("quote"), Store: !cmd.Bool("no-store")}
+			o := analysis.CostOptions{Billing: cmd.StringSlice("billing"), Quotes: cmd.StringSlice("quote"), Store: !cmd.Bool("no-store")}
 			if len(o.Billing) == 0 && len(o.Quotes) == 0 {
 				return usage("cost: give --billing exports, --quote files, or both")
 			}
-			return render.Cost(ctx, cmd.Root().Writer, cmd.Args().Slice(), o, f)
+			res, err := analysis.Cost(ctx, cmd.Args().Slice(), o)
+			if err != nil {
+				return err
+			}
+			return render.WriteCost(cmd.Root().Writer, res, f)
 		},
 	}
 }

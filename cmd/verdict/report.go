@@ -10,16 +10,16 @@ import (
 
 	"github.com/urfave/cli/v3"
 
+	"github.com/verdict-llm/verdict/analysis"
 	"github.com/verdict-llm/verdict/render"
 	"github.com/verdict-llm/verdict/render/html"
 	"github.com/verdict-llm/verdict/render/plot"
 	"github.com/verdict-llm/verdict/render/xlsx"
-	"github.com/verdict-llm/verdict/schemas"
 	"github.com/verdict-llm/verdict/validate"
 )
 
 func reportCommand() *cli.Command {
-	def := render.DefaultStats
+	def := analysis.DefaultStats
 	return &cli.Command{
 		Name:      "report",
 		Usage:     "write the report: Excel workbook, plots, HTML and Markdown",
@@ -84,12 +84,12 @@ Examples:
 			}
 			ci := cmd.Float("ci")
 			if ci == 0 {
-				ci = -1 // render.ReportOptions: negative turns intervals off
+				ci = -1 // analysis.ReportOptions: negative turns intervals off
 			}
 			a := reportArgs{bundles: cmd.Args().Slice(), format: f, xlsx: cmd.String("xlsx"), plots: cmd.String("plots"),
 				html: cmd.String("html"), markdown: cmd.String("markdown"), policy: cmd.String("policy"), noValidate: cmd.Bool("no-validate"),
 				maxRequestRows: cmd.Int("max-request-rows"),
-				opts: render.ReportOptions{Title: cmd.String("title"), VerdictVersion: verdictVersion(), Billing: cmd.StringSlice("billing"),
+				opts: analysis.ReportOptions{Title: cmd.String("title"), VerdictVersion: verdictVersion(), Billing: cmd.StringSlice("billing"),
 					Quotes: cmd.StringSlice("quote"), Confidence: ci, Resamples: cmd.Int("resamples"), Seed: cmd.Uint64("seed")}}
 			return writeReport(ctx, a, cmd.Root().Writer, cmd.Root().ErrWriter)
 		},
@@ -104,7 +104,7 @@ type reportArgs struct {
 	policy                      string
 	noValidate                  bool
 	maxRequestRows              int
-	opts                        render.ReportOptions
+	opts                        analysis.ReportOptions
 }
 
 // writeReport validates, loads the report, draws the figures and writes
@@ -124,15 +124,15 @@ func writeReport(ctx context.Context, a reportArgs, stdout, stderr io.Writer) er
 			}
 			opts.Policy = &p
 		}
-		v, err := validate.ValidateBundles(ctx, a.bundles, opts)
+		v, err := analysis.Validate(ctx, a.bundles, opts)
 		if err != nil {
 			fmt.Fprintf(stderr, "warning: validation not available: %v\n", err)
 			a.opts.ValidationNote = "the validator failed: " + err.Error()
 		} else {
-			a.opts.Validation = render.ValidationOf(v)
+			a.opts.Validation = analysis.ValidationOf(v)
 		}
 	}
-	rep, err := render.LoadReport(ctx, a.bundles, a.opts)
+	rep, err := analysis.LoadReport(ctx, a.bundles, a.opts)
 	if err != nil {
 		return err
 	}
@@ -158,14 +158,14 @@ func writeReport(ctx context.Context, a reportArgs, stdout, stderr io.Writer) er
 		fmt.Fprintf(stderr, "wrote %d figures (SVG and PNG) to %s\n", len(figs), a.plots)
 	}
 	if a.xlsx != "" {
-		o := xlsx.Options{MaxRequestRows: a.maxRequestRows, Notes: prefixed("figure not drawn: ", skipped)}
+		o := xlsx.Options{Requests: analysis.RequestRows(rep), MaxRequestRows: a.maxRequestRows, Notes: prefixed("figure not drawn: ", skipped)}
 		for _, f := range figs {
 			o.Pictures = append(o.Pictures, xlsx.Picture{Name: f.Name, Title: f.Title, Caption: f.Caption, PNG: f.PNG})
 		}
 		finish := func() {}
 		if p := newProgress(ctx, stderr); p != nil {
 			var end func()
-			o.Progress, end = p.rows("requests sheet", requestRows(rep))
+			o.Progress, end = p.rows("requests sheet", rep.RequestCount())
 			finish = func() { end(); p.wait() }
 		}
 		err := xlsx.Write(ctx, a.xlsx, rep, o)
@@ -202,19 +202,6 @@ func writeReport(ctx context.Context, a reportArgs, stdout, stderr io.Writer) er
 	}
 	// Scripts get every table; people at a terminal the short form.
 	return render.WriteReport(stdout, rep, a.format, a.format != render.JSON)
-}
-
-// requestRows is the number of request rows in the report's bundles.
-func requestRows(rep *render.Report) int64 {
-	var n int64
-	for _, b := range rep.Bundles {
-		for _, t := range b.Manifest.Tables {
-			if t.Name == schemas.TableRequests {
-				n += t.Rows
-			}
-		}
-	}
-	return n
 }
 
 func prefixed(prefix string, ss []string) []string {

@@ -5,6 +5,7 @@ import (
 
 	"github.com/urfave/cli/v3"
 
+	"github.com/verdict-llm/verdict/analysis"
 	"github.com/verdict-llm/verdict/render"
 )
 
@@ -36,7 +37,11 @@ Examples:
 			if err != nil {
 				return usage("%v", err)
 			}
-			return render.Show(ctx, cmd.Root().Writer, cmd.Args().First(), f)
+			d, err := analysis.LoadShow(ctx, cmd.Args().First())
+			if err != nil {
+				return err
+			}
+			return render.WriteShow(cmd.Root().Writer, d, f)
 		},
 	}
 }

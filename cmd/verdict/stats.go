@@ -8,15 +8,18 @@ import (
 
 	"github.com/urfave/cli/v3"
 
+	"github.com/verdict-llm/verdict/analysis"
 	"github.com/verdict-llm/verdict/render"
 	"github.com/verdict-llm/verdict/schemas"
 	"github.com/verdict-llm/verdict/stats"
 )
 
-var methods = []stats.Method{stats.Linear, stats.NearestRankFloor, stats.NearestRankCumulative, stats.LocustBuckets}
+var methods = []stats.Method{stats.Linear, stats.NearestRankFloor, stats.NearestRankCumulative, stats.NearestRankCumulativeUnmerged, stats.LocustBuckets}
+
+const methodUsage = "percentile method: linear, nearest_rank_floor, nearest_rank_cumulative, nearest_rank_cumulative_unmerged or locust_buckets"
 
 func statsCommand() *cli.Command {
-	def := render.DefaultStats
+	def := analysis.DefaultStats
 	return &cli.Command{
 		Name:      "stats",
 		Usage:     "percentiles with bootstrap intervals and goodput, from per-request data",
@@ -25,9 +28,14 @@ func statsCommand() *cli.Command {
 successful requests of the profiling phase, with BCa bootstrap confidence
 intervals, and goodput under an SLO. The percentile method is declared
 (linear is numpy's default, as vLLM, GenAI-Perf, AIPerf and LLMPerf use;
-nearest_rank_floor is MLPerf's; nearest_rank_cumulative GuideLLM's). Runs
-without per-request data show only the statistics their tool reported:
-no interval can be computed for them.
+nearest_rank_floor is MLPerf's; nearest_rank_cumulative GuideLLM's from
+v0.4, nearest_rank_cumulative_unmerged GuideLLM v0.2-v0.3's;
+locust_buckets Locust's, applied to durations in milliseconds). Means of
+more than 10,000 values get Student's t intervals. Runs without
+per-request data show only the statistics their tool reported: no
+interval can be computed for them. With --ci 0 the series are held with
+bounded memory; a series too large for nearest_rank_cumulative (which
+merges ties over the whole sample) is left out with a note.
 
 Intervals are seeded: the same bundle, options and seed give the same
 numbers.
@@ -40,7 +48,7 @@ Examples:
 		Flags: []cli.Flag{
 			&cli.StringSliceFlag{Name: "metric", Usage: "definition `ID`s to show (default: all with data; see verdict schema)"},
 			&cli.StringFlag{Name: "percentiles", Value: "50,90,99", Usage: "comma-separated percentiles, 0-100"},
-			&cli.StringFlag{Name: "method", Value: string(def.Method), Usage: "percentile method: linear, nearest_rank_floor, nearest_rank_cumulative or locust_buckets"},
+			&cli.StringFlag{Name: "method", Value: string(def.Method), Usage: methodUsage},
 			&cli.FloatFlag{Name: "ci", Value: def.Confidence, Usage: "confidence of the bootstrap intervals (0 turns them off)"},
 			&cli.IntFlag{Name: "resamples", Value: def.Resamples, Usage: "bootstrap resamples"},
 			&cli.Uint64Flag{Name: "seed", Value: def.Seed, Usage: "bootstrap seed"},
@@ -55,14 +63,18 @@ Examples:
 			if err != nil {
 				return err
 			}
-			return render.Stats(ctx, cmd.Root().Writer, cmd.Args().Slice(), o, f)
+			res, err := analysis.ComputeStats(ctx, cmd.Args().Slice(), o)
+			if err != nil {
+				return err
+			}
+			return render.WriteStats(cmd.Root().Writer, res, f)
 		},
 	}
 }
 
 // statsOptions maps the statistics flags (shared by stats and compare).
-func statsOptions(cmd *cli.Command) (render.StatsOptions, render.Format, error) {
-	o := render.DefaultStats
+func statsOptions(cmd *cli.Command) (analysis.StatsOptions, render.Format, error) {
+	o := analysis.DefaultStats
 	f, err := render.ParseFormat(cmd.String("format"))
 	if err != nil {
 		return o, f, usage("%v", err)
@@ -86,7 +98,7 @@ func statsOptions(cmd *cli.Command) (render.StatsOptions, render.Format, error) 
 	}
 	o.Method = stats.Method(cmd.String("method"))
 	if !slices.Contains(methods, o.Method) {
-		return o, f, usage("--method %q: use linear, nearest_rank_floor, nearest_rank_cumulative or locust_buckets", o.Method)
+		return o, f, usage("--method %q: use linear, nearest_rank_floor, nearest_rank_cumulative, nearest_rank_cumulative_unmerged or locust_buckets", o.Method)
 	}
 	o.Confidence = cmd.Float("ci")
 	if o.Confidence < 0 || o.Confidence >= 1 {
@@ -98,7 +110,7 @@ func statsOptions(cmd *cli.Command) (render.StatsOptions, render.Format, error) 
 	}
 	o.Seed = cmd.Uint64("seed")
 	if s := cmd.String("slo"); s != "" {
-		slo, err := render.ParseSLO(s)
+		slo, err := analysis.ParseSLO(s)
 		if err != nil {
 			return o, f, usage("--slo: %v", err)
 		}

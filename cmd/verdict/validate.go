@@ -6,6 +6,7 @@ import (
 
 	"github.com/urfave/cli/v3"
 
+	"github.com/verdict-llm/verdict/analysis"
 	"github.com/verdict-llm/verdict/render"
 	"github.com/verdict-llm/verdict/validate"
 )
@@ -67,7 +68,7 @@ Examples:
 				}
 				opts.Policy = &p
 			}
-			rep, err := validate.ValidateBundles(ctx, cmd.Args().Slice(), opts)
+			rep, err := analysis.Validate(ctx, cmd.Args().Slice(), opts)
 			if err != nil {
 				return err
 			}

@@ -157,6 +157,18 @@ func (f *Floats) StdDev(ddof int) float64 {
 // Quantiles returns the ps-quantiles (each in [0, 1]) read with method m.
 // It panics on an empty sample (a programmer error).
 func (f *Floats) Quantiles(ps []float64, m stats.Method) ([]float64, error) {
+	return f.QuantilesScaled(ps, m, 1)
+}
+
+// ErrNeedsMemory is returned by Quantiles for a method that needs the
+// whole sample in memory (stats.NearestRankCumulative merges ties) once
+// the sample has spilled to disk.
+var ErrNeedsMemory = errors.New("spill: the method needs the whole sample in memory")
+
+// QuantilesScaled is Quantiles for values stored in a unit of msPerUnit
+// milliseconds (see stats.QuantileScaled; only LocustBuckets depends on
+// it).
+func (f *Floats) QuantilesScaled(ps []float64, m stats.Method, msPerUnit float64) ([]float64, error) {
 	if f.n == 0 {
 		panic("spill: Quantiles of an empty sample")
 	}
@@ -167,7 +179,7 @@ func (f *Floats) Quantiles(ps []float64, m stats.Method) ([]float64, error) {
 		}
 		out := make([]float64, len(ps))
 		for i, p := range ps {
-			out[i] = stats.Quantile(f.mem, p, m)
+			out[i] = stats.QuantileScaled(f.mem, p, m, msPerUnit)
 		}
 		return out, nil
 	}
@@ -182,7 +194,7 @@ func (f *Floats) Quantiles(ps []float64, m stats.Method) ([]float64, error) {
 	for i, p := range ps {
 		rs, ok := stats.QuantileRanks(n, p, m)
 		if !ok {
-			return nil, fmt.Errorf("spill: method %s needs the whole sample in memory", m)
+			return nil, fmt.Errorf("%w (%s, %d values)", ErrNeedsMemory, m, n)
 		}
 		plans[i] = rs
 		for _, r := range rs {
@@ -205,7 +217,7 @@ func (f *Floats) Quantiles(ps []float64, m stats.Method) ([]float64, error) {
 		for j, r := range plans[i] {
 			v[j] = at(r)
 		}
-		out[i] = stats.QuantileFromRanks(n, p, m, v)
+		out[i] = stats.QuantileFromRanksScaled(n, p, m, msPerUnit, v)
 	}
 	return out, nil
 }

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/verdict-llm/verdict/render"
+	"github.com/verdict-llm/verdict/analysis"
 	"github.com/verdict-llm/verdict/render/html"
 	"github.com/verdict-llm/verdict/schemas"
 )
@@ -14,7 +14,7 @@ import (
 // WriteTo writes a self-contained page: the report's tables, escaped, and
 // a Content Security Policy that forbids anything external.
 func ExampleWriteTo() {
-	rep := &render.Report{Title: "example", Runs: []*render.ReportRun{{
+	rep := &analysis.Report{Title: "example", Runs: []*analysis.ReportRun{{
 		Platform: "<b>a</b>", Name: "<b>a</b>", Run: schemas.Run{ID: "run-1"},
 	}}}
 	var b bytes.Buffer

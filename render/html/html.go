@@ -27,6 +27,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/verdict-llm/verdict/analysis"
 	"github.com/verdict-llm/verdict/render"
 )
 
@@ -77,7 +78,7 @@ func csp() string {
 
 // Write writes the report to path atomically (a temporary file renamed
 // into place).
-func Write(ctx context.Context, path string, rep *render.Report, o Options) error {
+func Write(ctx context.Context, path string, rep *analysis.Report, o Options) error {
 	var buf bytes.Buffer
 	if err := WriteTo(ctx, &buf, rep, o); err != nil {
 		return err
@@ -134,7 +135,7 @@ type section struct {
 }
 
 // WriteTo writes the report to w.
-func WriteTo(ctx context.Context, w io.Writer, rep *render.Report, o Options) error {
+func WriteTo(ctx context.Context, w io.Writer, rep *analysis.Report, o Options) error {
 	p := page{Title: rep.Title, Version: rep.VerdictVersion, CSP: csp(), Script: template.JS(selfCheck), Notes: o.Notes}
 	if err := checkFontCSS(o.FontCSS); err != nil {
 		return err

@@ -12,9 +12,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/verdict-llm/verdict/analysis"
 	"github.com/verdict-llm/verdict/ingest"
 	"github.com/verdict-llm/verdict/ingest/all"
-	"github.com/verdict-llm/verdict/render"
 	"github.com/verdict-llm/verdict/render/html"
 	"github.com/verdict-llm/verdict/render/plot"
 	"github.com/verdict-llm/verdict/schemas"
@@ -27,7 +27,7 @@ const hostileLabel = `<script>alert(1)</script><img src=x onerror=alert(2)>`
 
 // report builds the demo report, with platform b's label hostile, and
 // writes it as HTML into dir.
-func report(t *testing.T, dir string) (*render.Report, string) {
+func report(t *testing.T, dir string) (*analysis.Report, string) {
 	t.Helper()
 	var bundles []string
 	for _, p := range []string{"a", "b"} {
@@ -46,7 +46,7 @@ func report(t *testing.T, dir string) (*render.Report, string) {
 		}
 		bundles = append(bundles, dest)
 	}
-	rep, err := render.LoadReport(context.Background(), bundles, render.ReportOptions{Resamples: 1000,
+	rep, err := analysis.LoadReport(context.Background(), bundles, analysis.ReportOptions{Resamples: 1000,
 		Quotes: []string{demo + "quote-a.yaml", demo + "quote-b.yaml"}})
 	if err != nil {
 		t.Fatal(err)
@@ -111,7 +111,7 @@ func TestSelfContained(t *testing.T) {
 // TestRejectsUnsafeSVG: figures are inlined only when they hold nothing
 // but drawing.
 func TestRejectsUnsafeSVG(t *testing.T) {
-	rep := &render.Report{}
+	rep := &analysis.Report{}
 	for _, bad := range []string{
 		`<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>`,
 		`<svg xmlns="http://www.w3.org/2000/svg" onload="alert(1)"><g/></svg>`,

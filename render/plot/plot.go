@@ -4,7 +4,7 @@
 // interval bars, GPU utilization, memory and power over time with the run
 // window shaded, and cost per 1M output tokens by run with intervals.
 //
-// It sits after render's report view: [Report] reads a *render.Report and
+// It sits after render's report view: [Report] reads a *analysis.Report and
 // returns [Figure] values, whose bytes the HTML report inlines, the
 // workbook embeds and `verdict report --plots DIR` writes. Every figure
 // states its metric, unit and population in its title and axis labels, and

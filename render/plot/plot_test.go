@@ -14,6 +14,7 @@ import (
 
 	gplot "gonum.org/v1/plot"
 
+	"github.com/verdict-llm/verdict/analysis"
 	"github.com/verdict-llm/verdict/costing"
 	"github.com/verdict-llm/verdict/internal/testkit"
 	"github.com/verdict-llm/verdict/render"
@@ -37,19 +38,19 @@ func series(seed uint64, n int, median float64) []float64 {
 	return xs
 }
 
-func est(v, lo, hi float64) render.Estimate {
-	return render.Estimate{Value: v, Lo: lo, Hi: hi, Confidence: 0.95}
+func est(v, lo, hi float64) analysis.Estimate {
+	return analysis.Estimate{Value: v, Lo: lo, Hi: hi, Confidence: 0.95}
 }
 
 // syntheticReport is a sweep of two platforms at three rates each, with
 // per-request series, GPU samples on one run, and quoted costs.
-func syntheticReport() *render.Report {
-	rep := &render.Report{Costs: &render.ReportCosts{}}
+func syntheticReport() *analysis.Report {
+	rep := &analysis.Report{Costs: &analysis.ReportCosts{}}
 	start := time.Date(2025, 6, 10, 10, 0, 0, 0, time.UTC)
 	for pi, pl := range []string{"h100", "l40s"} {
 		for k, rate := range []float64{2, 4, 8} {
 			slow := 1 + float64(pi)
-			r := &render.ReportRun{Platform: pl, Name: pl + " @" + render.Sig(rate, 3), Run: schemas.Run{ID: pl + "-" + render.Sig(rate, 3)},
+			r := &analysis.ReportRun{Platform: pl, Name: pl + " @" + render.Sig(rate, 3), Run: schemas.Run{ID: pl + "-" + render.Sig(rate, 3)},
 				Series: map[schemas.MetricID][]float64{}}
 			seed := uint64(10*pi + k)
 			r.Series[schemas.TTFT] = sortedCopy(series(seed, 120, 0.04*slow*(1+float64(k)/2)))
@@ -57,9 +58,9 @@ func syntheticReport() *render.Report {
 			r.Series[schemas.ITLChunk] = sortedCopy(series(seed+200, 240, 0.010*slow))
 			r.Series[schemas.E2E] = sortedCopy(series(seed+300, 120, 1.2*slow))
 			tput := 100 * rate / slow
-			add := func(key string, metric schemas.MetricID, p float64, e render.Estimate) {
-				spec := render.HeadlineSpec{Key: key, Label: key, Metric: metric, P: p}
-				r.Headlines = append(r.Headlines, render.Headline{HeadlineSpec: spec, Unit: schemas.MustLookup(metric).Unit, Est: e, Known: true, From: "requests"})
+			add := func(key string, metric schemas.MetricID, p float64, e analysis.Estimate) {
+				spec := analysis.HeadlineSpec{Key: key, Label: key, Metric: metric, P: p}
+				r.Headlines = append(r.Headlines, analysis.Headline{HeadlineSpec: spec, Unit: schemas.MustLookup(metric).Unit, Est: e, Known: true, From: "requests"})
 			}
 			add("output_token_throughput", schemas.OutputTokenThroughput, 0, est(tput, 0.95*tput, 1.04*tput))
 			for _, m := range []schemas.MetricID{schemas.TTFT, schemas.TPOT} {
@@ -69,7 +70,7 @@ func syntheticReport() *render.Report {
 				add(string(m)+"_p99", m, 99, est(p99, 0.9*p99, 1.2*p99))
 			}
 			cost := 2.49 / 3600 * 600 * 1e6 / (tput * 600)
-			r.Cost = &render.RunCosting{UnitsSource: "quote", QuoteUnits: []costing.UnitCost{{Metric: costing.CostPer1MOutputTokens, Currency: "USD",
+			r.Cost = &analysis.RunCosting{UnitsSource: "quote", QuoteUnits: []costing.UnitCost{{Metric: costing.CostPer1MOutputTokens, Currency: "USD",
 				Value: cost, Lo: cost / 1.04, Hi: cost / 0.95}}}
 			if pi == 0 && k == 2 {
 				r.Run.WindowStart, r.Run.WindowEnd = schemas.Some(start.Add(time.Minute)), schemas.Some(start.Add(9*time.Minute))

@@ -11,8 +11,8 @@ import (
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/vg"
 
+	"github.com/verdict-llm/verdict/analysis"
 	"github.com/verdict-llm/verdict/costing"
-	"github.com/verdict-llm/verdict/render"
 	"github.com/verdict-llm/verdict/schemas"
 )
 
@@ -31,7 +31,7 @@ var figureStem = map[schemas.MetricID]string{schemas.TTFT: "ttft", schemas.TPOT:
 // histogram per latency metric, latency against throughput, GPU telemetry
 // per run that has samples, and cost per 1M output tokens per currency.
 // A figure without data is left out and listed in skipped with the reason.
-func Report(rep *render.Report, o Options) (figs []Figure, skipped []string, err error) {
+func Report(rep *analysis.Report, o Options) (figs []Figure, skipped []string, err error) {
 	add := func(name, title, caption string, w, h vg.Length, rows [][]*plot.Plot) error {
 		svg, png, err := Draw(rows, w, h, o)
 		if err != nil {
@@ -40,7 +40,7 @@ func Report(rep *render.Report, o Options) (figs []Figure, skipped []string, err
 		figs = append(figs, Figure{Name: name, Title: title, Caption: caption, Width: w, Height: h, SVG: svg, PNG: png})
 		return nil
 	}
-	for _, id := range render.SeriesMetrics {
+	for _, id := range analysis.SeriesMetrics {
 		mt := metricText[id]
 		unit := schemas.MustLookup(id).Unit
 		var series []Series
@@ -104,7 +104,7 @@ func Report(rep *render.Report, o Options) (figs []Figure, skipped []string, err
 			return nil, nil, err
 		}
 	}
-	if !slices.ContainsFunc(rep.Runs, func(r *render.ReportRun) bool { return len(r.Samples) > 0 }) {
+	if !slices.ContainsFunc(rep.Runs, func(r *analysis.ReportRun) bool { return len(r.Samples) > 0 }) {
 		skipped = append(skipped, "GPU telemetry: no run has GPU samples")
 	}
 	if err := costFigures(rep, add, &skipped); err != nil {
@@ -124,9 +124,9 @@ type adder func(name, title, caption string, w, h vg.Length, rows [][]*plot.Plot
 
 // sweepFigure draws TTFT and TPOT percentiles against output token
 // throughput, one line per platform through its runs in throughput order.
-func sweepFigure(rep *render.Report, add adder, skipped *[]string) error {
+func sweepFigure(rep *analysis.Report, add adder, skipped *[]string) error {
 	var platforms []string
-	byPlatform := map[string][]*render.ReportRun{}
+	byPlatform := map[string][]*analysis.ReportRun{}
 	for _, r := range rep.Runs {
 		if _, ok := byPlatform[r.Platform]; !ok {
 			platforms = append(platforms, r.Platform)
@@ -177,7 +177,7 @@ func sweepFigure(rep *render.Report, add adder, skipped *[]string) error {
 }
 
 // gpuPlots draws a run's samples: utilization, memory and power.
-func gpuPlots(r *render.ReportRun) ([][]*plot.Plot, error) {
+func gpuPlots(r *analysis.ReportRun) ([][]*plot.Plot, error) {
 	smp := slices.Clone(r.Samples)
 	slices.SortStableFunc(smp, func(a, b schemas.Sample) int { return a.Time.Compare(b.Time) })
 	origin := smp[0].Time
@@ -249,7 +249,7 @@ func gpuPlots(r *render.ReportRun) ([][]*plot.Plot, error) {
 
 // costFigures draws cost per 1M output tokens per run, one figure per
 // currency.
-func costFigures(rep *render.Report, add adder, skipped *[]string) error {
+func costFigures(rep *analysis.Report, add adder, skipped *[]string) error {
 	if rep.Costs == nil {
 		*skipped = append(*skipped, "cost per 1M output tokens: no --billing or --quote given")
 		return nil

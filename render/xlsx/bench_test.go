@@ -7,8 +7,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/verdict-llm/verdict/analysis"
 	"github.com/verdict-llm/verdict/internal/memwatch"
-	"github.com/verdict-llm/verdict/render"
 	"github.com/verdict-llm/verdict/render/xlsx"
 	"github.com/verdict-llm/verdict/schemas"
 )
@@ -16,34 +16,40 @@ import (
 // syntheticRequests streams n request rows whose values follow simple
 // formulas, the same that testdata/openpyxl_requests.py writes, so that
 // the two writers do the same job.
-func syntheticRequests(n int) xlsx.RequestSource {
-	return func(ctx context.Context, fn func(*render.ReportRun, *schemas.Request) error) error {
-		run := &render.ReportRun{Name: "bench", Run: schemas.Run{ID: "bench-run"}}
-		gaps := make([]float64, 0, 256)
-		var q schemas.Request
-		for i := range n {
-			out := int64(50 + i%200)
-			ttft := 0.05 + float64(i%97)*0.001
-			e2e := ttft + float64(out)*0.01
-			q = schemas.Request{RunID: "bench-run", Index: int64(i), Status: schemas.StatusOK, Phase: schemas.PhaseProfiling,
-				StartS: schemas.Some(float64(i) * 0.001), TTFTS: schemas.Some(ttft), E2ES: schemas.Some(e2e),
-				InputTokens: schemas.Some(int64(200 + i%500)), OutputTokens: schemas.Some(out)}
-			q.EndS = schemas.Some(float64(i)*0.001 + e2e)
-			gaps = gaps[:0]
-			for k := range out - 1 {
-				gaps = append(gaps, 0.01+float64((i+int(k))%13)*0.0001)
-			}
-			q.ChunkGapsS = gaps
-			if i%1000 == 999 {
-				q.Status, q.Error = schemas.StatusError, "upstream reset"
-				q.TTFTS, q.E2ES, q.OutputTokens, q.ChunkGapsS = schemas.Opt[float64]{}, schemas.Opt[float64]{}, schemas.Opt[int64]{}, nil
-			}
-			if err := fn(run, &q); err != nil {
-				return err
-			}
+func syntheticRequests(n int) analysis.RequestSource { return synthetic(n) }
+
+type synthetic int
+
+func (n synthetic) Requests(ctx context.Context, fn func(*analysis.RequestRow) error) error {
+	run := &analysis.ReportRun{Name: "bench", Run: schemas.Run{ID: "bench-run"}}
+	gaps := make([]float64, 0, 256)
+	var q schemas.Request
+	for i := range int(n) {
+		out := int64(50 + i%200)
+		ttft := 0.05 + float64(i%97)*0.001
+		e2e := ttft + float64(out)*0.01
+		q = schemas.Request{RunID: "bench-run", Index: int64(i), Status: schemas.StatusOK, Phase: schemas.PhaseProfiling,
+			StartS: schemas.Some(float64(i) * 0.001), TTFTS: schemas.Some(ttft), E2ES: schemas.Some(e2e),
+			InputTokens: schemas.Some(int64(200 + i%500)), OutputTokens: schemas.Some(out)}
+		q.EndS = schemas.Some(float64(i)*0.001 + e2e)
+		gaps = gaps[:0]
+		for k := range out - 1 {
+			gaps = append(gaps, 0.01+float64((i+int(k))%13)*0.0001)
 		}
-		return nil
+		q.ChunkGapsS = gaps
+		if i%1000 == 999 {
+			q.Status, q.Error = schemas.StatusError, "upstream reset"
+			q.TTFTS, q.E2ES, q.OutputTokens, q.ChunkGapsS = schemas.Opt[float64]{}, schemas.Opt[float64]{}, schemas.Opt[int64]{}, nil
+		}
+		row := analysis.RequestRow{Run: run, Request: &q, Chunks: q.Chunks(), MaxChunkGap: q.MaxChunkGap()}
+		if q.Status == schemas.StatusOK {
+			row.TPOT = q.TPOT()
+		}
+		if err := fn(&row); err != nil {
+			return err
+		}
 	}
+	return nil
 }
 
 // BenchmarkRequestsSheet writes a workbook whose Requests sheet holds n
@@ -62,7 +68,7 @@ func BenchmarkRequestsSheet(b *testing.B) {
 	for _, n := range []int{100_000, 1_000_000} {
 		b.Run(fmt.Sprintf("rows=%d", n), func(b *testing.B) {
 			dir := b.TempDir()
-			rep := &render.Report{Title: "bench", Runs: []*render.ReportRun{{Name: "bench", Platform: "bench", Run: schemas.Run{ID: "bench-run"}}}}
+			rep := &analysis.Report{Title: "bench", Runs: []*analysis.ReportRun{{Name: "bench", Platform: "bench", Run: schemas.Run{ID: "bench-run"}}}}
 			path := filepath.Join(dir, "bench.xlsx")
 			b.ResetTimer()
 			stop := memwatch.Start()

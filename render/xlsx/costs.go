@@ -6,8 +6,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/verdict-llm/verdict/analysis"
 	"github.com/verdict-llm/verdict/costing"
-	"github.com/verdict-llm/verdict/render"
 )
 
 // Costs sheet columns.
@@ -104,7 +104,7 @@ func nan() float64 { return math.NaN() }
 
 // quoteBlock writes a run's quote: inputs, GPU line, other items, totals
 // and unit costs. It returns the next free row.
-func (b *book) quoteBlock(sheet string, row int, r *render.ReportRun, s string) (int, error) {
+func (b *book) quoteBlock(sheet string, row int, r *analysis.ReportRun, s string) (int, error) {
 	c := r.Cost
 	q := c.Quote
 	cur := q.Currency
@@ -223,7 +223,7 @@ func (b *book) quoteBlock(sheet string, row int, r *render.ReportRun, s string) 
 // quoteBilling returns the GPU line's billing terms from the quote file
 // the run used. QuoteLine carries the billed units but not the rounding
 // rule, so the rule is recovered from the quote.
-func quoteBilling(c *render.RunCosting) *costing.Billing {
+func quoteBilling(c *analysis.RunCosting) *costing.Billing {
 	if c.Quote == nil || c.QuoteBilling == nil {
 		return nil
 	}
@@ -259,7 +259,7 @@ func joinErrs(es []error) string {
 // unitLines writes the counts and unit costs over TOTAL_COST (prefix
 // "BILL_" for the bill), with the throughput interval carried through the
 // cost rate when there is one.
-func (b *book) unitLines(sheet string, row int, r *render.ReportRun, s, prefix string, units []costing.UnitCost, runSec float64) (int, bool, error) {
+func (b *book) unitLines(sheet string, row int, r *analysis.ReportRun, s, prefix string, units []costing.UnitCost, runSec float64) (int, bool, error) {
 	c := r.Cost
 	cur := ""
 	for _, u := range units {
@@ -330,7 +330,7 @@ func runSecondsName(prefix, s string) string { return prefix + "RUN_SECONDS" + s
 
 // billBlock writes a run's bill allocations with live shares, the bill
 // total and its unit costs.
-func (b *book) billBlock(sheet string, row int, r *render.ReportRun, s string) (int, error) {
+func (b *book) billBlock(sheet string, row int, r *analysis.ReportRun, s string) (int, error) {
 	c := r.Cost
 	rc := c.Bill
 	title := fmt.Sprintf("Bill for %s: %s, %s cost", r.Name, rc.Status, rc.Basis)

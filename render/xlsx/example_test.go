@@ -8,7 +8,7 @@ import (
 
 	"github.com/xuri/excelize/v2"
 
-	"github.com/verdict-llm/verdict/render"
+	"github.com/verdict-llm/verdict/analysis"
 	"github.com/verdict-llm/verdict/render/xlsx"
 	"github.com/verdict-llm/verdict/schemas"
 )
@@ -23,7 +23,7 @@ func ExampleWrite() {
 		return
 	}
 	defer os.RemoveAll(dir)
-	rep := &render.Report{Title: "example", Runs: []*render.ReportRun{{
+	rep := &analysis.Report{Title: "example", Runs: []*analysis.ReportRun{{
 		Platform: "a", Name: "a",
 		Run: schemas.Run{ID: "run-1", SUT: schemas.Inventory{Model: `=HYPERLINK("http://x","y")`, GPUModel: "H100"}},
 	}}}

@@ -7,7 +7,7 @@ import (
 
 	"github.com/xuri/excelize/v2"
 
-	"github.com/verdict-llm/verdict/render"
+	"github.com/verdict-llm/verdict/analysis"
 	"github.com/verdict-llm/verdict/schemas"
 )
 
@@ -71,9 +71,6 @@ func (b *book) requests(ctx context.Context) error {
 		limit = b.o.MaxRequestRows
 	}
 	src := b.o.Requests
-	if src == nil {
-		src = BundleRequests(b.rep)
-	}
 	styles := make([]int, len(requestColumns))
 	for i, c := range requestColumns {
 		if c.fmt != "" {
@@ -101,15 +98,15 @@ func (b *book) requests(ctx context.Context) error {
 		}
 		return o.V
 	}
-	var lastRun *render.ReportRun
+	var lastRun *analysis.ReportRun
 	var runName, runID string
-	err = src(ctx, func(r *render.ReportRun, q *schemas.Request) error {
+	err = src.Requests(ctx, func(q *analysis.RequestRow) error {
 		if written >= limit {
 			skipped++
 			return nil
 		}
-		if r != lastRun {
-			lastRun, runName, runID = r, txt(r.Name), txt(q.RunID)
+		if q.Run != lastRun {
+			lastRun, runName, runID = q.Run, txt(q.Run.Name), txt(q.RunID)
 		}
 		if written%10_000 == 0 && written > 0 {
 			if err := ctx.Err(); err != nil {
@@ -119,24 +116,13 @@ func (b *book) requests(ctx context.Context) error {
 				b.o.Progress(written, false)
 			}
 		}
+		// Every value arrives computed (analysis.RequestRow); the sheet
+		// only scales durations for reading.
 		vals[0], vals[1], vals[2], vals[3], vals[4] = runName, runID, q.Index, txt(q.Status), txt(q.Phase)
 		vals[5], vals[6], vals[7], vals[8], vals[9], vals[10] = sec(q.StartS), sec(q.EndS), ms(q.QueueS), ms(q.TTFTS), ms(q.TTFTAnswerS), sec(q.E2ES)
-		vals[11] = nil
-		if q.Status == schemas.StatusOK && q.TTFTS.OK && q.E2ES.OK && q.OutputTokens.OK && q.OutputTokens.V > 1 {
-			vals[11] = (q.E2ES.V - q.TTFTS.V) / float64(q.OutputTokens.V-1) * 1e3
-		}
+		vals[11] = ms(q.TPOT)
 		vals[12], vals[13], vals[14] = i64(q.InputTokens), i64(q.OutputTokens), i64(q.ReasoningTokens)
-		vals[15], vals[16] = nil, nil
-		if q.ChunkGapsS != nil {
-			vals[15] = len(q.ChunkGapsS) + 1
-			mx := 0.0
-			for _, g := range q.ChunkGapsS {
-				mx = max(mx, g)
-			}
-			if len(q.ChunkGapsS) > 0 {
-				vals[16] = mx * 1e3
-			}
-		}
+		vals[15], vals[16] = i64(q.Chunks), ms(q.MaxChunkGap)
 		vals[17] = nil
 		if q.Error != "" {
 			vals[17] = txt(q.Error)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/xuri/excelize/v2"
 
+	"github.com/verdict-llm/verdict/analysis"
 	"github.com/verdict-llm/verdict/costing"
 	"github.com/verdict-llm/verdict/render"
 	"github.com/verdict-llm/verdict/schemas"
@@ -19,12 +20,12 @@ func (b *book) summary() error {
 	rep := b.rep
 	cols := []string{"platform", "run", "run ID", "model", "GPU", "engine", "load", "requests ok", "requests failed"}
 	type hcol struct {
-		spec  render.HeadlineSpec
+		spec  analysis.HeadlineSpec
 		scale float64
 		unit  string
 	}
 	var hcols []hcol
-	for _, spec := range render.HeadlineSpecs {
+	for _, spec := range analysis.HeadlineSpecs {
 		typical := 0.0
 		for _, r := range rep.Runs {
 			if h, _ := r.Headline(spec.Key); h.Known {
@@ -141,7 +142,7 @@ func (b *book) summary() error {
 
 // summaryCost writes a run's unit costs as references to the Costs
 // sheet's names, or the reason they are unknown.
-func (b *book) summaryCost(sheet string, col, row int, r *render.ReportRun) error {
+func (b *book) summaryCost(sheet string, col, row int, r *analysis.ReportRun) error {
 	ref, ok := b.costNames[r]
 	if !ok || r.Cost == nil {
 		why := "not costed"
@@ -372,7 +373,7 @@ func (b *book) charts() error {
 	}
 	var specs []spec
 	// Headline columns start at 10, three per headline.
-	for i, h := range render.HeadlineSpecs {
+	for i, h := range analysis.HeadlineSpecs {
 		if h.Key != "ttft_p99" && h.Key != "tpot_p99" && h.Key != "output_token_throughput" {
 			continue
 		}
@@ -380,7 +381,7 @@ func (b *book) charts() error {
 		specs = append(specs, spec{h.Label + " by run", hdr, 10 + 3*i})
 	}
 	if b.rep.Costs != nil && len(b.costNames) > 0 {
-		c := 10 + 3*len(render.HeadlineSpecs)
+		c := 10 + 3*len(analysis.HeadlineSpecs)
 		specs = append(specs, spec{"Cost per 1M output tokens by run", "cost per 1M output tokens", c})
 	}
 	for k, s := range specs {

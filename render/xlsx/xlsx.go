@@ -43,6 +43,7 @@ import (
 
 	"github.com/xuri/excelize/v2"
 
+	"github.com/verdict-llm/verdict/analysis"
 	"github.com/verdict-llm/verdict/render"
 	"github.com/verdict-llm/verdict/schemas"
 )
@@ -70,9 +71,11 @@ const (
 type Options struct {
 	// Pictures are embedded on the Plots sheet, in order.
 	Pictures []Picture
-	// Requests streams the rows of the Requests sheet; nil reads them from
-	// the report's bundles. NoRequests leaves the sheet out.
-	Requests   RequestSource
+	// Requests streams the rows of the Requests sheet
+	// (analysis.RequestRows reads them from the report's bundles, row by
+	// row, so memory stays flat); nil, or NoRequests, leaves the sheet
+	// out. The workbook never opens a bundle itself.
+	Requests   analysis.RequestSource
 	NoRequests bool
 	// MaxRequestRows caps the request rows written; 0 means as many as
 	// fit under Excel's row limit (the header and a closing note take two
@@ -92,42 +95,9 @@ type Picture struct {
 	PNG                  []byte
 }
 
-// A RequestSource calls fn for every request row, in order, with the run
-// it belongs to. The Request is only valid during the call.
-type RequestSource func(ctx context.Context, fn func(run *render.ReportRun, q *schemas.Request) error) error
-
-// BundleRequests reads the request rows of every run of rep from its
-// bundles, in report order.
-func BundleRequests(rep *render.Report) RequestSource {
-	return func(ctx context.Context, fn func(*render.ReportRun, *schemas.Request) error) error {
-		for _, b := range rep.Bundles {
-			byID := map[string]*render.ReportRun{}
-			for _, r := range rep.Runs {
-				if r.Bundle == b.Path {
-					byID[r.Run.ID] = r
-				}
-			}
-			bundle, err := schemas.OpenBundle(b.Path)
-			if err != nil {
-				return err
-			}
-			err = bundle.Requests(ctx, func(q *schemas.Request) error {
-				if r := byID[q.RunID]; r != nil {
-					return fn(r, q)
-				}
-				return nil
-			})
-			if err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-}
-
 // Write writes the workbook to path atomically: to a temporary file in
 // the same directory, renamed into place once complete.
-func Write(ctx context.Context, path string, rep *render.Report, o Options) error {
+func Write(ctx context.Context, path string, rep *analysis.Report, o Options) error {
 	dir := filepath.Dir(path)
 	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
 	if err != nil {
@@ -160,7 +130,7 @@ func Write(ctx context.Context, path string, rep *render.Report, o Options) erro
 }
 
 // WriteTo writes the workbook to w.
-func WriteTo(ctx context.Context, w io.Writer, rep *render.Report, o Options) error {
+func WriteTo(ctx context.Context, w io.Writer, rep *analysis.Report, o Options) error {
 	b, err := newBook(rep, o)
 	if err != nil {
 		return err
@@ -185,12 +155,12 @@ func WriteTo(ctx context.Context, w io.Writer, rep *render.Report, o Options) er
 // book is a workbook being written.
 type book struct {
 	f      *excelize.File
-	rep    *render.Report
+	rep    *analysis.Report
 	o      Options
 	styles map[string]int
 	// costNames maps a run to its defined-name suffix and cost source,
 	// filled by the Costs sheet and read by the Summary.
-	costNames map[*render.ReportRun]costRef
+	costNames map[*analysis.ReportRun]costRef
 	names     []excelize.DefinedName
 	about     []string
 }
@@ -202,9 +172,9 @@ type costRef struct {
 	hasLo  bool   // COST_PER_1M_OUTPUT_TOKENS_LO exists
 }
 
-func newBook(rep *render.Report, o Options) (*book, error) {
+func newBook(rep *analysis.Report, o Options) (*book, error) {
 	f := excelize.NewFile()
-	b := &book{f: f, rep: rep, o: o, styles: map[string]int{}, costNames: map[*render.ReportRun]costRef{}}
+	b := &book{f: f, rep: rep, o: o, styles: map[string]int{}, costNames: map[*analysis.ReportRun]costRef{}}
 	return b, nil
 }
 
@@ -218,7 +188,7 @@ func (b *book) build(ctx context.Context) error {
 	if len(b.o.Pictures) > 0 {
 		sheets = append(sheets, SheetPlots)
 	}
-	if !b.o.NoRequests {
+	if b.hasRequests() {
 		sheets = append(sheets, SheetRequests)
 	}
 	sheets = append(sheets, SheetAbout)
@@ -244,7 +214,7 @@ func (b *book) build(ctx context.Context) error {
 			return err
 		}
 	}
-	if !b.o.NoRequests {
+	if b.hasRequests() {
 		if err := b.requests(ctx); err != nil {
 			return err
 		}
@@ -264,6 +234,9 @@ func (b *book) build(ctx context.Context) error {
 	f.SetActiveSheet(0)
 	return nil
 }
+
+// hasRequests reports whether the workbook has a Requests sheet.
+func (b *book) hasRequests() bool { return b.o.Requests != nil && !b.o.NoRequests }
 
 // txt neutralises formula injection in a text cell.
 func txt(s string) string { return render.SafeText(s) }

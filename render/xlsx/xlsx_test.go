@@ -18,8 +18,8 @@ import (
 
 	"github.com/xuri/excelize/v2"
 
+	"github.com/verdict-llm/verdict/analysis"
 	"github.com/verdict-llm/verdict/costing"
-	"github.com/verdict-llm/verdict/render"
 	"github.com/verdict-llm/verdict/render/plot"
 	"github.com/verdict-llm/verdict/render/xlsx"
 	"github.com/verdict-llm/verdict/schemas"
@@ -28,7 +28,7 @@ import (
 // captureReport is the report of a capture-like bundle (timestamped
 // window, hostile model name) with demo bundles beside it, costed from a
 // FOCUS bill and a quote.
-func captureReport(t *testing.T) (*render.Report, string) {
+func captureReport(t *testing.T) (*analysis.Report, string) {
 	t.Helper()
 	dir := t.TempDir()
 	capture := filepath.Join(dir, "capture.bundle")
@@ -36,7 +36,7 @@ func captureReport(t *testing.T) (*render.Report, string) {
 	bundles := append([]string{capture}, demoBundles(t, dir)...)
 	bill := writeFile(t, dir, "focus.csv", focusBill)
 	quote := writeFile(t, dir, "quote.yaml", quoteYAML)
-	rep, err := render.LoadReport(context.Background(), bundles, render.ReportOptions{VerdictVersion: "test", Resamples: 2000,
+	rep, err := analysis.LoadReport(context.Background(), bundles, analysis.ReportOptions{VerdictVersion: "test", Resamples: 2000,
 		Billing: []string{bill}, Quotes: []string{quote}})
 	if err != nil {
 		t.Fatal(err)
@@ -45,7 +45,7 @@ func captureReport(t *testing.T) (*render.Report, string) {
 }
 
 // writeBook writes rep with its figures and returns the path.
-func writeBook(t *testing.T, rep *render.Report, dir string, o xlsx.Options) string {
+func writeBook(t *testing.T, rep *analysis.Report, dir string, o xlsx.Options) string {
 	t.Helper()
 	figs, _, err := plot.Report(rep, plot.Options{})
 	if err != nil {
@@ -53,6 +53,9 @@ func writeBook(t *testing.T, rep *render.Report, dir string, o xlsx.Options) str
 	}
 	for _, f := range figs {
 		o.Pictures = append(o.Pictures, xlsx.Picture{Name: f.Name, Title: f.Title, Caption: f.Caption, PNG: f.PNG})
+	}
+	if o.Requests == nil {
+		o.Requests = analysis.RequestRows(rep)
 	}
 	path := filepath.Join(dir, "report.xlsx")
 	if err := xlsx.Write(context.Background(), path, rep, o); err != nil {
@@ -240,7 +243,7 @@ func TestNoFormulaInjection(t *testing.T) {
 func TestRequestsCap(t *testing.T) {
 	rep, dir := captureReport(t)
 	path := filepath.Join(dir, "capped.xlsx")
-	if err := xlsx.Write(context.Background(), path, rep, xlsx.Options{MaxRequestRows: 100}); err != nil {
+	if err := xlsx.Write(context.Background(), path, rep, xlsx.Options{Requests: analysis.RequestRows(rep), MaxRequestRows: 100}); err != nil {
 		t.Fatal(err)
 	}
 	f, err := excelize.OpenFile(path)
@@ -279,7 +282,7 @@ func TestRequestsCap(t *testing.T) {
 // Summary against the report.
 func TestSheets(t *testing.T) {
 	dir := t.TempDir()
-	rep, err := render.LoadReport(context.Background(), demoBundles(t, dir), render.ReportOptions{Resamples: 1000,
+	rep, err := analysis.LoadReport(context.Background(), demoBundles(t, dir), analysis.ReportOptions{Resamples: 1000,
 		Quotes: []string{demo + "quote-a.yaml", demo + "quote-b.yaml"}})
 	if err != nil {
 		t.Fatal(err)
@@ -467,7 +470,7 @@ func convertCSV(t *testing.T, soffice, book, dir string) map[string][][]string {
 // TestWriteAtomic: a failed write leaves no file behind.
 func TestWriteAtomic(t *testing.T) {
 	dir := t.TempDir()
-	rep := &render.Report{Runs: []*render.ReportRun{{Name: "x", Run: schemas.Run{ID: "x"}}}}
+	rep := &analysis.Report{Runs: []*analysis.ReportRun{{Name: "x", Run: schemas.Run{ID: "x"}}}}
 	bad := xlsx.Options{Pictures: []xlsx.Picture{{Name: "broken", PNG: []byte("not a png")}}}
 	if err := xlsx.Write(context.Background(), filepath.Join(dir, "r.xlsx"), rep, bad); err == nil {
 		t.Fatal("a broken picture should fail the write")

@@ -1,4 +1,4 @@
-package render
+package analysis
 
 import (
 	"context"
@@ -8,9 +8,6 @@ import (
 	"slices"
 	"strings"
 
-	"gonum.org/v1/gonum/stat/distuv"
-
-	"github.com/verdict-llm/verdict/internal/samples"
 	"github.com/verdict-llm/verdict/internal/spill"
 	"github.com/verdict-llm/verdict/schemas"
 	"github.com/verdict-llm/verdict/stats"
@@ -20,10 +17,11 @@ import (
 // bundles: every run with its inventory, its metrics with their
 // definitions, the headline figures with bootstrap intervals, validation,
 // costs and the per-run series the plots draw. It is computed once by
-// LoadReport; the text, Markdown and JSON tables (ReportTables), the
-// workbook (render/xlsx), the plots (render/plot) and the HTML report
+// LoadReport; the text, Markdown and JSON tables (render.ReportTables),
+// the workbook (render/xlsx), the plots (render/plot) and the HTML report
 // (render/html) all read the same Report, so every output shows the same
-// figures.
+// figures, and those are the figures the statistics view computes
+// (MetricEstimate) for the same run, statistic and seed.
 //
 // The report never ranks: runs keep the order of the bundles given and of
 // the runs within each bundle, and a run whose evidence is incomplete is
@@ -107,6 +105,9 @@ func (rep *Report) ValidationText() string {
 	}
 	return ValidationUnavailable + ": " + why + "; run `verdict validate` on the bundles"
 }
+
+// ReportSchema is the "schema" value of `verdict report --format json`.
+const ReportSchema = "verdict.report/v1"
 
 // A Report is the content of `verdict report`.
 type Report struct {
@@ -225,14 +226,6 @@ type Headline struct {
 	From string
 }
 
-// Text formats the headline for people: value with interval, or unknown.
-func (h Headline) Text() string {
-	if !h.Known {
-		return Unknown
-	}
-	return estimateText(h.Est, h.Unit)
-}
-
 // SeriesMetrics are the per-request metrics the report plots and
 // summarises, in display order.
 var SeriesMetrics = []schemas.MetricID{schemas.TTFT, schemas.TPOT, schemas.ITLChunk, schemas.E2E}
@@ -272,7 +265,7 @@ func LoadReport(ctx context.Context, dirs []string, o ReportOptions) (*Report, e
 		// Series are held with bounded memory: in memory up to about a
 		// million values (with bootstrap intervals), on disk beyond (exact
 		// percentiles, no intervals).
-		runs, err := samples.Load(ctx, b, samples.Options{Metrics: []schemas.MetricID{schemas.TTFT, schemas.TPOT, schemas.ITLChunk, schemas.E2E, schemas.InputTokens, schemas.OutputTokens}, Bounded: true})
+		runs, err := Observe(ctx, b, ObserveOptions{Metrics: []schemas.MetricID{schemas.TTFT, schemas.TPOT, schemas.ITLChunk, schemas.E2E, schemas.InputTokens, schemas.OutputTokens}, Bounded: true})
 		if err != nil {
 			for _, r := range runs {
 				r.Close()
@@ -332,7 +325,7 @@ func LoadReport(ctx context.Context, dirs []string, o ReportOptions) (*Report, e
 	}
 	if o.Confidence > 0 {
 		rep.Notes = append(rep.Notes, fmt.Sprintf("[lo, hi] are %g %% confidence intervals over the successful requests of the profiling phase: bootstrap (BCa, %d resamples, seed %d), Student's t for means of more than %d values; percentiles are read with the linear method (numpy's default).",
-			100*o.Confidence, o.Resamples, o.Seed, maxMeanBootstrap))
+			100*o.Confidence, o.Resamples, o.Seed, stats.MaxMeanBootstrap))
 	}
 	rep.Notes = append(rep.Notes, "Runs are listed in the order the bundles were given and are not ranked. An INCOMPLETE run lacks evidence for at least one figure: compare it with care.")
 	return rep, nil
@@ -376,36 +369,36 @@ func (r *ReportRun) note(s string) {
 	}
 }
 
-// statsOptions are the stats view's options for the report's intervals.
-func (o ReportOptions) statsOptions() StatsOptions {
-	so := DefaultStats
-	so.Percentiles, so.Method, so.Confidence, so.Resamples, so.Seed = reportPercentiles, stats.Linear, o.Confidence, o.Resamples, o.Seed
-	if so.Confidence < 0 {
-		so.Confidence = 0
+// estimateOptions are the statistics view's options for the report's
+// intervals.
+func (o ReportOptions) estimateOptions() EstimateOptions {
+	eo := DefaultStats.EstimateOptions
+	eo.Percentiles, eo.Method, eo.Confidence, eo.Resamples, eo.Seed = reportPercentiles, stats.Linear, o.Confidence, o.Resamples, o.Seed
+	if eo.Confidence < 0 {
+		eo.Confidence = 0
 	}
-	return so
+	return eo
 }
 
 // computeStats fills Series, Stats and Throughput from the per-request
 // observations, with the statistics view's own computations: bootstrap
 // intervals for series held in memory (Student's t for large means),
 // exact percentiles without intervals for series spilled to disk.
-func (r *ReportRun) computeStats(sr *samples.Run, o ReportOptions) error {
-	so := o.statsOptions()
+func (r *ReportRun) computeStats(sr *Observations, o ReportOptions) error {
+	so := o.estimateOptions()
 	for _, id := range SeriesMetrics {
 		f := sr.Series[id]
 		if f == nil || f.Len() == 0 {
 			continue
 		}
-		var ms MetricStats
-		if xs, ok := f.Values(); ok {
-			ms = metricStats(id, xs, so) // sorts xs
+		xs, inMemory := f.Values()
+		ms, err := BoundedEstimate(id, f, so) // sorts xs when in memory
+		if err != nil {
+			return err
+		}
+		if inMemory {
 			r.Series[id] = xs
 		} else {
-			var err error
-			if ms, err = boundedStats(id, f, so); err != nil {
-				return err
-			}
 			grid := make([]float64, seriesGrid)
 			for k := range grid {
 				grid[k] = float64(k) / float64(seriesGrid-1)
@@ -416,11 +409,10 @@ func (r *ReportRun) computeStats(sr *samples.Run, o ReportOptions) error {
 			}
 			r.Series[id] = qs
 			r.SeriesN[id] = int(f.Len())
-			r.note(fmt.Sprintf("%s: %d values, more than are resampled in memory: exact percentiles without intervals; the plots draw %d quantiles",
-				id, f.Len(), seriesGrid))
+			r.note(fmt.Sprintf("%s: the plots draw %d quantiles of its %d values", id, seriesGrid, f.Len()))
 		}
 		for _, w := range ms.Warnings {
-			r.note(w)
+			r.note(string(id) + ": " + w)
 		}
 		r.Stats[id] = ms
 		if id == schemas.ITLChunk && so.Confidence > 0 && r.SeriesN[id] == 0 {
@@ -466,16 +458,17 @@ func (r *ReportRun) computeStats(sr *samples.Run, o ReportOptions) error {
 			sum, sumSq = m*float64(okN), (sd*sd+m*m)*float64(okN)
 		}
 		mean := sum / float64(n)
-		e := Estimate{Value: mean * scale, Lo: math.NaN(), Hi: math.NaN()}
+		e := pointEstimate(StatValue, 0, mean*scale)
+		bo := so.Bootstrap()
+		var iv stats.Interval
 		switch {
 		case so.Confidence <= 0:
-		case n > maxMeanBootstrap:
-			// Student's t from the moments, as the stats view does for
-			// large means.
+			r.Throughput[id] = e
+			return
+		case stats.IntervalMethodFor(stats.MeanStatistic(), int(n), bo) == stats.StudentT:
+			// The moments are enough: nothing is held per request.
 			v := (sumSq/float64(n) - mean*mean) * float64(n) / float64(n-1)
-			t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(n - 1)}.Quantile(0.5 + so.Confidence/2)
-			h := t * math.Sqrt(math.Max(v, 0)/float64(n))
-			e.Lo, e.Hi, e.Confidence, e.Method = (mean-h)*scale, (mean+h)*scale, so.Confidence, "t"
+			iv = stats.StudentTInterval(mean, math.Sqrt(math.Max(v, 0)), int(n), so.Confidence)
 		default:
 			xs := make([]float64, n)
 			if ok == nil {
@@ -483,16 +476,14 @@ func (r *ReportRun) computeStats(sr *samples.Run, o ReportOptions) error {
 					xs[i] = 1
 				}
 			} else {
-				vals, _ := ok.Values() // at most maxMeanBootstrap values: in memory
+				vals, _ := ok.Values() // at most stats.MaxMeanBootstrap values: in memory
 				copy(xs, vals)
 			}
-			bo := stats.DefaultBootstrap
-			bo.Confidence, bo.Resamples, bo.Seed = so.Confidence, so.Resamples, so.Seed
-			iv := stats.Bootstrap(xs, stats.MeanStatistic(), bo)
-			e.Lo, e.Hi, e.Confidence, e.Method = iv.Lo*scale, iv.Hi*scale, iv.Confidence, string(iv.Method)
-			for _, w := range iv.Warnings {
-				r.note(string(id) + ": " + w.Error())
-			}
+			iv = stats.Estimate(xs, stats.MeanStatistic(), bo)
+		}
+		e.Lo, e.Hi, e.Confidence, e.Method = iv.Lo*scale, iv.Hi*scale, iv.Confidence, string(iv.Method)
+		for _, w := range iv.Warnings {
+			r.note(string(id) + ": " + w.Error())
 		}
 		r.Throughput[id] = e
 	}
@@ -555,8 +546,11 @@ func (r *ReportRun) metricValue(id schemas.MetricID, stat string, pct float64) (
 func (r *ReportRun) headlines() {
 	r.Headlines = r.Headlines[:0]
 	for _, spec := range HeadlineSpecs {
-		h := Headline{HeadlineSpec: spec, Unit: schemas.MustLookup(spec.Metric).Unit,
-			Est: Estimate{Percentile: spec.P, Value: math.NaN(), Lo: math.NaN(), Hi: math.NaN()}}
+		stat := StatP
+		if spec.P == 0 {
+			stat = StatValue
+		}
+		h := Headline{HeadlineSpec: spec, Unit: schemas.MustLookup(spec.Metric).Unit, Est: pointEstimate(stat, spec.P, math.NaN())}
 		if spec.P == 0 {
 			if e, ok := r.Throughput[spec.Metric]; ok {
 				h.Est, h.Known, h.From = e, true, "requests"
@@ -638,4 +632,46 @@ func (r *ReportRun) judge(rep *Report, o ReportOptions) {
 			r.Incomplete = append(r.Incomplete, "validation verdict "+r.Verdict)
 		}
 	}
+}
+
+// MetricInterval returns the interval of a metrics-table row, when the
+// report computed one for it: for verdict's computed means and
+// percentiles of the per-request series and its computed rates.
+func (r *ReportRun) MetricInterval(m schemas.Metric) (Estimate, bool) {
+	if m.Source != schemas.SourceComputed || !m.Value.OK {
+		return Estimate{}, false
+	}
+	if e, ok := r.Throughput[m.MetricID]; ok && m.Stat == schemas.StatValue {
+		return e, !math.IsNaN(e.Lo)
+	}
+	ms, ok := r.Stats[m.MetricID]
+	if !ok {
+		return Estimate{}, false
+	}
+	var e Estimate
+	switch {
+	case m.Stat == schemas.StatMean:
+		e = ms.Mean
+	case m.Stat == schemas.StatMedian || m.Stat == schemas.StatP:
+		p := 50.0
+		if m.Stat == schemas.StatP {
+			if !m.Percentile.OK {
+				return Estimate{}, false
+			}
+			p = m.Percentile.V
+		}
+		q, ok := ms.Quantile(p)
+		if !ok {
+			return Estimate{}, false
+		}
+		e = q
+	default:
+		return Estimate{}, false
+	}
+	// The interval belongs to the row only when the row is the same
+	// estimate (same data, same method).
+	if math.IsNaN(e.Lo) || math.Abs(e.Value-m.Value.V) > 1e-9*math.Max(1, math.Abs(e.Value)) {
+		return Estimate{}, false
+	}
+	return e, true
 }

@@ -1,4 +1,4 @@
-package render
+package analysis
 
 import "github.com/verdict-llm/verdict/validate"
 

@@ -1,12 +1,15 @@
-package render
+package analysis
 
 import (
+	"cmp"
+	"context"
 	"fmt"
 	"os"
 	"strings"
 	"time"
 
 	"github.com/verdict-llm/verdict/costing"
+	"github.com/verdict-llm/verdict/internal/units"
 	"github.com/verdict-llm/verdict/schemas"
 )
 
@@ -200,7 +203,7 @@ func loadCosts(rep *Report, dirs []string, o ReportOptions) (*ReportCosts, error
 				w.End = w.Start.Add(time.Duration(r.Run.DurationS.V * float64(time.Second)))
 				c.WindowFromDuration = true
 				c.WindowNote = fmt.Sprintf("the run has no timestamps: the quote's run time is its duration_s, %s s (%s window)",
-					Sig(r.Run.DurationS.V, 9), orUnknown(r.Run.WindowKind))
+					units.Sig(r.Run.DurationS.V, 9), cmp.Or(r.Run.WindowKind, "unknown"))
 			}
 			qc, err := quotes[c.QuoteFile].Cost(w, nil)
 			if err != nil {
@@ -246,4 +249,104 @@ func throughputOf(r *ReportRun) costing.Throughput {
 		OutputTokensPerSecond:       iv(schemas.OutputTokenThroughput),
 		TotalTokensPerSecond:        iv(schemas.TotalTokenThroughput),
 	}
+}
+
+// CostRecords flattens every run's costs with costing's record seam:
+// quote lines and totals, bill allocations and totals, and unit costs.
+func (rep *Report) CostRecords() []costing.CostRecord {
+	var out []costing.CostRecord
+	for _, r := range rep.Runs {
+		c := r.Cost
+		if c == nil {
+			continue
+		}
+		if c.Quote != nil {
+			out = append(out, costing.QuoteRecords(c.Quote)...)
+			out = append(out, costing.UnitCostRecords(r.Run.ID, "quote", c.QuoteUnits)...)
+		}
+		if c.Bill != nil {
+			out = append(out, costing.BillRecords(*c.Bill)...)
+			out = append(out, costing.UnitCostRecords(r.Run.ID, "bill", c.BillUnits)...)
+		}
+	}
+	return out
+}
+
+// CostRows turns costing's flat records into rows of the bundle's costs
+// table.
+func CostRows(recs []costing.CostRecord) []schemas.CostRow {
+	out := make([]schemas.CostRow, len(recs))
+	for i, c := range recs {
+		r := schemas.CostRow{RunID: c.RunID, Source: c.Source, Sort: c.Sort, Item: c.Item, Currency: c.Currency, Basis: c.Basis,
+			Amount: c.Amount, Included: c.Included, Rate: c.Rate, Quantity: c.Quantity, Unit: c.Unit, Formula: c.Formula,
+			Rule: c.Rule, Granularity: c.Granularity, ResourceID: c.ResourceID, Notes: c.Notes}
+		if c.Amount != "" {
+			r.AmountValue = schemas.Some(c.AmountFloat)
+		}
+		if c.Sort == "allocation" {
+			r.OverlapS, r.PeriodS = schemas.Some(c.OverlapSeconds), schemas.Some(c.PeriodSeconds)
+		}
+		if !c.PeriodStart.IsZero() {
+			r.PeriodStart = schemas.Some(c.PeriodStart.UTC())
+		}
+		if !c.PeriodEnd.IsZero() {
+			r.PeriodEnd = schemas.Some(c.PeriodEnd.UTC())
+		}
+		out[i] = r
+	}
+	return out
+}
+
+// CostSchema is the "schema" value of `verdict cost --format json`.
+const CostSchema = "verdict.cost/v1"
+
+// CostOptions configure Cost.
+type CostOptions struct {
+	Billing, Quotes []string
+	// Store writes each bundle's runs' costs into it as costs.parquet.
+	Store bool
+}
+
+// A CostResult is `verdict cost`: the report's cost section with every
+// record, and the bundles the records were stored in.
+type CostResult struct {
+	Report  *Report
+	Records []costing.CostRecord
+	// Stored lists the bundles whose costs.parquet was written.
+	Stored []string
+}
+
+// Cost costs the runs of the bundles from billing exports and quotes and,
+// with o.Store, keeps each bundle's records in it as costs.parquet
+// (written atomically by schemas.WriteCosts).
+func Cost(ctx context.Context, dirs []string, o CostOptions) (*CostResult, error) {
+	if len(o.Billing) == 0 && len(o.Quotes) == 0 {
+		return nil, fmt.Errorf("give --billing exports, --quote files, or both")
+	}
+	rep, err := LoadReport(ctx, dirs, ReportOptions{Billing: o.Billing, Quotes: o.Quotes, ValidationNote: "not asked for"})
+	if err != nil {
+		return nil, err
+	}
+	res := &CostResult{Report: rep, Records: rep.CostRecords()}
+	if !o.Store {
+		return res, nil
+	}
+	for _, dir := range dirs {
+		var mine []costing.CostRecord
+		for _, r := range rep.Runs {
+			if r.Bundle != dir {
+				continue
+			}
+			for _, c := range res.Records {
+				if c.RunID == r.Run.ID {
+					mine = append(mine, c)
+				}
+			}
+		}
+		if err := schemas.WriteCosts(dir, CostRows(mine)); err != nil {
+			return nil, fmt.Errorf("%s: %w", dir, err)
+		}
+		res.Stored = append(res.Stored, dir)
+	}
+	return res, nil
 }

@@ -1,0 +1,233 @@
+package analysis
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/verdict-llm/verdict/schemas"
+	"github.com/verdict-llm/verdict/stats"
+	"github.com/verdict-llm/verdict/validate"
+)
+
+// CompareSchema is the "schema" value of `verdict compare --format json`.
+const CompareSchema = "verdict.compare/v1"
+
+// CompareOptions configure Compare.
+type CompareOptions struct {
+	StatsOptions
+	// Alpha is the significance level of the Mann-Whitney test (the
+	// median's); 0 means stats.DefaultCompare's 0.05.
+	Alpha float64
+	// Validate configures the validation that decides whether the two
+	// bundles may be compared at all (Compare is set by Compare).
+	Validate validate.Options
+	// Force computes the numbers even when validation says the runs are
+	// not comparable (the result still fails).
+	Force bool
+}
+
+func (o CompareOptions) alpha() float64 {
+	if o.Alpha > 0 {
+		return o.Alpha
+	}
+	return stats.DefaultCompare.Alpha
+}
+
+// confidence is the intervals' confidence: comparing needs intervals.
+func (o CompareOptions) confidence() float64 {
+	if o.Confidence > 0 {
+		return o.Confidence
+	}
+	return DefaultStats.Confidence
+}
+
+// ErrNotComparable is wrapped by Comparison.Err when validation says the
+// bundles may not be compared, or its gate fails.
+var ErrNotComparable = errors.New("the runs may not be compared")
+
+// A Comparison is `verdict compare` of two bundles: the validation
+// verdict, and unless refused, each pair of runs compared metric by
+// metric.
+type Comparison struct {
+	Options              CompareOptions
+	OldBundle, NewBundle string
+	Validation           *validate.Report
+	// Refused: validation says the runs are not comparable and Force was
+	// not given, so no numbers were computed.
+	Refused  bool
+	Pairs    []Pair
+	Unpaired []string
+}
+
+// Err is nil when the comparison passes validation's gate, and wraps
+// ErrNotComparable otherwise.
+func (c *Comparison) Err() error {
+	switch {
+	case c.Validation.Verdict == validate.NotComparable:
+		return fmt.Errorf("%w: %s", ErrNotComparable, c.Validation.Verdict.Text())
+	case !c.Validation.Pass:
+		return fmt.Errorf("%w: the validation gate failed: %s", ErrNotComparable, strings.Join(c.Validation.Gate, "; "))
+	}
+	return nil
+}
+
+// A Pair is two runs compared, old and new.
+type Pair struct {
+	Old, New schemas.Run
+	Rows     []ComparisonRow
+	Notes    []string
+}
+
+// A ComparisonRow is one statistic of one metric compared.
+type ComparisonRow struct {
+	Metric schemas.MetricID
+	// Stat is the statistic's label ("median", "p99") and Percentile its
+	// percentile (0-100).
+	Stat       string
+	Percentile float64
+	Unit       string
+	// Old and New are each run's estimate with the interval the
+	// statistics view gives it (the same options and seed).
+	Old, New Estimate
+	// Change is new/old - 1 in percent with its interval; NaN when the
+	// old value is 0 (Delta then carries the change).
+	Change Estimate
+	// Delta is new - old in Unit with its interval.
+	Delta Estimate
+	// Test is the test that decided Significant (stats.SignificanceTest),
+	// and P the Mann-Whitney p-value when that test decided (NaN for the
+	// interval tests).
+	Test        stats.SignificanceTest
+	P           float64
+	Significant bool
+	// Verdict is "~" or the change, e.g. "+12.50%".
+	Verdict  string
+	N        [2]int
+	Warnings []string
+}
+
+// Compare validates the two bundles as a comparison and, unless
+// validation says they are not comparable (and o.Force is not set),
+// compares every pair of runs (PairRuns) metric by metric and percentile
+// by percentile. Its error is for inputs that cannot be read; a failed
+// gate is Comparison.Err.
+func Compare(ctx context.Context, oldDir, newDir string, o CompareOptions) (*Comparison, error) {
+	vo := o.Validate
+	vo.Compare = true
+	report, err := Validate(ctx, []string{oldDir, newDir}, vo)
+	if err != nil {
+		return nil, err
+	}
+	c := &Comparison{Options: o, OldBundle: oldDir, NewBundle: newDir, Validation: report,
+		Refused: report.Verdict == validate.NotComparable && !o.Force}
+	if c.Refused {
+		return c, nil
+	}
+	load := func(dir string) ([]*Observations, error) {
+		b, err := Open(dir)
+		if err != nil {
+			return nil, err
+		}
+		return Observe(ctx, b, ObserveOptions{Metrics: o.Metrics})
+	}
+	old, err := load(oldDir)
+	if err != nil {
+		return nil, err
+	}
+	new, err := load(newDir)
+	if err != nil {
+		return nil, err
+	}
+	pairs, unpaired := PairRuns(runsOf(old), runsOf(new))
+	c.Unpaired = unpaired
+	for _, ij := range pairs {
+		c.Pairs = append(c.Pairs, comparePair(old[ij[0]], new[ij[1]], o))
+	}
+	return c, nil
+}
+
+func runsOf(obs []*Observations) []schemas.Run {
+	out := make([]schemas.Run, len(obs))
+	for i, r := range obs {
+		out[i] = r.Run
+	}
+	return out
+}
+
+func comparePair(a, b *Observations, o CompareOptions) Pair {
+	p := Pair{Old: a.Run, New: b.Run}
+	for _, side := range []*Observations{a, b} {
+		if side.RequestRows == 0 {
+			p.Notes = append(p.Notes, fmt.Sprintf("run %s has no per-request data: nothing can be compared with a test", side.Run.ID))
+		}
+	}
+	ids := o.Metrics
+	if len(ids) == 0 {
+		ids = ObservedMetrics
+	}
+	for _, id := range ids {
+		xa, xb := a.Values[id], b.Values[id]
+		if len(xa) == 0 || len(xb) == 0 {
+			continue
+		}
+		def, _ := schemas.Lookup(id)
+		for _, pct := range o.Percentiles {
+			p.Rows = append(p.Rows, CompareMetric(id, xa, xb, pct, o))
+		}
+		if _, note := MethodFor(o.Method, def.Unit); note != "" {
+			p.Notes = append(p.Notes, string(id)+": "+note)
+		}
+		if def.Level == schemas.LevelChunk {
+			p.Notes = append(p.Notes, string(id)+": gaps within one request are not independent, so the test's p-value and the intervals are optimistic; compare per-request metrics (tpot) for a sounder answer")
+		}
+	}
+	return p
+}
+
+// CompareMetric compares percentile pct (0-100) of one metric between the
+// old and new observations with stats.Compare: the old and new estimates
+// carry exactly the intervals MetricEstimate gives each run alone, and
+// the row's verdict comes from the test stats.SignificanceTestFor picks
+// for that statistic.
+func CompareMetric(id schemas.MetricID, old, new []float64, pct float64, o CompareOptions) ComparisonRow {
+	unit := schemas.MustLookup(id).Unit
+	eo := o.EstimateOptions
+	eo.Confidence = o.confidence()
+	co := stats.CompareOptions{Center: PercentileStatistic(pct, o.Method, unit), Bootstrap: eo.Bootstrap(), Alpha: o.alpha()}
+	c := stats.Compare(old, new, co)
+	r := ComparisonRow{Metric: id, Stat: PercentileLabel(pct), Percentile: pct, Unit: unit,
+		Old: fromInterval(StatP, pct, c.Old), New: fromInterval(StatP, pct, c.New),
+		Delta: fromInterval(StatP, pct, c.Delta), Change: fromInterval(StatP, pct, c.Ratio),
+		Test: c.Basis, P: math.NaN(), Significant: c.Significant, N: [2]int{len(old), len(new)}}
+	r.Change.Value, r.Change.Lo, r.Change.Hi = 100*(r.Change.Value-1), 100*(r.Change.Lo-1), 100*(r.Change.Hi-1)
+	if c.Basis == stats.MannWhitneyTest {
+		r.P = c.Test.P
+	}
+	for _, w := range c.Warnings {
+		msg := w.Error()
+		if !contains(r.Warnings, msg) {
+			r.Warnings = append(r.Warnings, msg)
+		}
+	}
+	r.Verdict = "~"
+	switch {
+	case !c.Significant:
+	case c.Basis == stats.DeltaIntervalTest || math.IsNaN(r.Change.Value) || math.IsInf(r.Change.Value, 0):
+		r.Verdict = fmt.Sprintf("%+.4g %s", r.Delta.Value, unit)
+	default:
+		r.Verdict = fmt.Sprintf("%+.2f%%", r.Change.Value)
+	}
+	return r
+}
+
+func contains(ss []string, s string) bool {
+	for _, x := range ss {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
