@@ -27,6 +27,9 @@ type CompareOptions struct {
 	// Force computes the numbers even when validation says the runs are
 	// not comparable (the result still fails).
 	Force bool
+	// Mean adds a row for each metric's mean (judged by the ratio's
+	// interval) before its percentiles.
+	Mean bool
 }
 
 func (o CompareOptions) alpha() float64 {
@@ -84,8 +87,8 @@ type Pair struct {
 // A ComparisonRow is one statistic of one metric compared.
 type ComparisonRow struct {
 	Metric schemas.MetricID
-	// Stat is the statistic's label ("median", "p99") and Percentile its
-	// percentile (0-100).
+	// Stat is the statistic's label ("mean", "median", "p99") and
+	// Percentile its percentile (0-100; 0 for the mean).
 	Stat       string
 	Percentile float64
 	Unit       string
@@ -174,6 +177,9 @@ func comparePair(a, b *Observations, o CompareOptions) Pair {
 			continue
 		}
 		def, _ := schemas.Lookup(id)
+		if o.Mean {
+			p.Rows = append(p.Rows, CompareMean(id, xa, xb, o))
+		}
 		for _, pct := range o.Percentiles {
 			p.Rows = append(p.Rows, CompareMetric(id, xa, xb, pct, o))
 		}
@@ -194,13 +200,30 @@ func comparePair(a, b *Observations, o CompareOptions) Pair {
 // for that statistic.
 func CompareMetric(id schemas.MetricID, old, new []float64, pct float64, o CompareOptions) ComparisonRow {
 	unit := schemas.MustLookup(id).Unit
+	r := compareStatistic(id, old, new, PercentileStatistic(pct, o.Method, unit), StatP, pct, o)
+	r.Stat = PercentileLabel(pct)
+	return r
+}
+
+// CompareMean compares a metric's mean: the old and new values are summed
+// in dispatch order as MetricEstimate sums them, with its intervals; the
+// change is judged by the ratio's interval.
+func CompareMean(id schemas.MetricID, old, new []float64, o CompareOptions) ComparisonRow {
+	r := compareStatistic(id, old, new, stats.MeanStatistic(), StatMean, 0, o)
+	r.Stat = StatMean
+	r.Old.Value, r.New.Value = stats.Mean(old), stats.Mean(new)
+	return r
+}
+
+func compareStatistic(id schemas.MetricID, old, new []float64, s stats.Statistic, stat string, pct float64, o CompareOptions) ComparisonRow {
+	unit := schemas.MustLookup(id).Unit
 	eo := o.EstimateOptions
 	eo.Confidence = o.confidence()
-	co := stats.CompareOptions{Center: PercentileStatistic(pct, o.Method, unit), Bootstrap: eo.Bootstrap(), Alpha: o.alpha()}
+	co := stats.CompareOptions{Center: s, Bootstrap: eo.Bootstrap(), Alpha: o.alpha()}
 	c := stats.Compare(old, new, co)
-	r := ComparisonRow{Metric: id, Stat: PercentileLabel(pct), Percentile: pct, Unit: unit,
-		Old: fromInterval(StatP, pct, c.Old), New: fromInterval(StatP, pct, c.New),
-		Delta: fromInterval(StatP, pct, c.Delta), Change: fromInterval(StatP, pct, c.Ratio),
+	r := ComparisonRow{Metric: id, Percentile: pct, Unit: unit,
+		Old: fromInterval(stat, pct, c.Old), New: fromInterval(stat, pct, c.New),
+		Delta: fromInterval(stat, pct, c.Delta), Change: fromInterval(stat, pct, c.Ratio),
 		Test: c.Basis, P: math.NaN(), Significant: c.Significant, N: [2]int{len(old), len(new)}}
 	r.Change.Value, r.Change.Lo, r.Change.Hi = 100*(r.Change.Value-1), 100*(r.Change.Lo-1), 100*(r.Change.Hi-1)
 	if c.Basis == stats.MannWhitneyTest {

@@ -93,6 +93,9 @@ type ObserveOptions struct {
 	// Bounded fills Series instead of Values. Close the observations
 	// when done.
 	Bounded bool
+	// MemLimit is the number of values a bounded series holds in memory
+	// before it spills to disk; 0 means spill.DefaultMemLimit.
+	MemLimit int
 }
 
 // Observe reads every run of b that the selection keeps with the
@@ -160,7 +163,7 @@ func (ob observer) add(r *Observations, q *schemas.Request) error {
 		}
 		f := r.Series[id]
 		if f == nil {
-			f = &spill.Floats{}
+			f = &spill.Floats{MemLimit: ob.o.MemLimit}
 			r.Series[id] = f
 		}
 		if err := f.Add(v); err != nil && addErr == nil {

@@ -25,6 +25,9 @@ type StatsOptions struct {
 	// SLO, when HasSLO, adds goodput.
 	SLO    stats.SLO
 	HasSLO bool
+	// MemLimit bounds the values of one series held in memory without
+	// intervals (see ObserveOptions); 0 is the default.
+	MemLimit int
 }
 
 // DefaultStats are the statistics view's defaults: p50, p90 and p99 read
@@ -77,7 +80,7 @@ func bundleStats(ctx context.Context, dir string, o StatsOptions) ([]RunStats, e
 	// Without intervals nothing is resampled, so the observations are
 	// held with bounded memory (spilled to disk past a million values).
 	runs, err := Observe(ctx, b, ObserveOptions{Selection: o.Selection, Metrics: o.Metrics, Goodput: o.HasSLO,
-		GoodputGaps: o.SLO.ITL > 0, Bounded: o.Confidence <= 0})
+		GoodputGaps: o.SLO.ITL > 0, Bounded: o.Confidence <= 0, MemLimit: o.MemLimit})
 	if err != nil {
 		return nil, err
 	}

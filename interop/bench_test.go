@@ -9,10 +9,10 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/verdict-llm/verdict/analysis"
 	"github.com/verdict-llm/verdict/ingest"
 	"github.com/verdict-llm/verdict/ingest/all"
 	"github.com/verdict-llm/verdict/internal/gen"
-	"github.com/verdict-llm/verdict/render"
 	"github.com/verdict-llm/verdict/schemas"
 )
 
@@ -63,12 +63,13 @@ func BenchmarkPercentileVLLM1M(b *testing.B) {
 			if _, err := ingest.ToBundle(context.Background(), []string{path}, out, ingest.Options{Formats: all.Formats(), Bundle: bundleOverwrite}); err != nil {
 				b.Fatal(err)
 			}
-			o := render.DefaultStats
+			o := analysis.DefaultStats
 			o.Metrics, o.Percentiles, o.Confidence = []schemas.MetricID{schemas.TTFT}, []float64{99}, 0
-			rs, err := render.ComputeStats(context.Background(), []string{out}, o)
+			res, err := analysis.ComputeStats(context.Background(), []string{out}, o)
 			if err != nil {
 				b.Fatal(err)
 			}
+			rs := res.Runs
 			p99 = rs[0].Metrics[0].Quantiles[0].Value
 		}
 		b.ReportMetric(p99, "p99-ttft-s")

@@ -11,9 +11,9 @@ import (
 
 	_ "github.com/duckdb/duckdb-go/v2"
 
+	"github.com/verdict-llm/verdict/analysis"
 	"github.com/verdict-llm/verdict/ingest"
 	"github.com/verdict-llm/verdict/ingest/all"
-	"github.com/verdict-llm/verdict/render"
 	"github.com/verdict-llm/verdict/schemas"
 )
 
@@ -140,12 +140,13 @@ func TestBundleInDuckDB(t *testing.T) {
 	// interpolation, verdict's default method.
 	var duck float64
 	queryRow(t, db, fmt.Sprintf("SELECT quantile_cont(ttft_s, 0.99) FROM read_parquet('%s') WHERE status = 'ok' AND phase = 'profiling'", req), &duck)
-	o := render.DefaultStats
+	o := analysis.DefaultStats
 	o.Metrics, o.Percentiles, o.Confidence = []schemas.MetricID{schemas.TTFT}, []float64{99}, 0
-	rs, err := render.ComputeStats(context.Background(), []string{a}, o)
+	res, err := analysis.ComputeStats(context.Background(), []string{a}, o)
 	if err != nil {
 		t.Fatal(err)
 	}
+	rs := res.Runs
 	v := rs[0].Metrics[0].Quantiles[0].Value
 	if math.Abs(v-duck) > 1e-12*math.Abs(duck) {
 		t.Errorf("p99 TTFT: verdict %v, DuckDB %v", v, duck)
@@ -153,7 +154,8 @@ func TestBundleInDuckDB(t *testing.T) {
 	// Chunk gaps unnest to the pooled ITL.
 	queryRow(t, db, fmt.Sprintf("SELECT quantile_cont(g, 0.5) FROM (SELECT unnest(chunk_gaps_s) AS g FROM read_parquet('%s') WHERE status = 'ok')", req), &duck)
 	o.Metrics, o.Percentiles = []schemas.MetricID{schemas.ITLChunk}, []float64{50}
-	rs, _ = render.ComputeStats(context.Background(), []string{a}, o)
+	res, _ = analysis.ComputeStats(context.Background(), []string{a}, o)
+	rs = res.Runs
 	if v := rs[0].Metrics[0].Quantiles[0].Value; math.Abs(v-duck) > 1e-12*math.Abs(duck) {
 		t.Errorf("median ITL: verdict %v, DuckDB %v", v, duck)
 	}
@@ -191,12 +193,13 @@ func TestDatasetInDuckDB(t *testing.T) {
 		duck[p] = v
 	}
 	rows.Close()
-	o := render.DefaultStats
+	o := analysis.DefaultStats
 	o.Metrics, o.Percentiles, o.Confidence = []schemas.MetricID{schemas.TTFT}, []float64{99}, 0
-	rs, err := render.ComputeStats(context.Background(), []string{ds}, o)
+	res, err := analysis.ComputeStats(context.Background(), []string{ds}, o)
 	if err != nil {
 		t.Fatal(err)
 	}
+	rs := res.Runs
 	if len(rs) != 2 || len(duck) != 2 {
 		t.Fatalf("verdict %d runs, DuckDB %d platforms", len(rs), len(duck))
 	}

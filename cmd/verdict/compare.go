@@ -45,6 +45,7 @@ Examples:
 			&cli.Uint64Flag{Name: "seed", Value: def.Seed, Usage: "bootstrap seed"},
 			&cli.FloatFlag{Name: "alpha", Value: 0.05, Usage: "significance level of the Mann-Whitney test (the median's)"},
 			&cli.StringFlag{Name: "policy", Usage: "validation policy `FILE` (YAML), as for verdict validate", TakesFile: true},
+			&cli.BoolFlag{Name: "mean", Usage: "also compare each metric's mean (judged by the interval of new/old)"},
 			&cli.BoolFlag{Name: "force", Usage: "print the numbers even when the runs are not comparable (still exits 1)"},
 			formatFlag("table"),
 		},
@@ -63,7 +64,7 @@ Examples:
 			if a <= 0 || a >= 1 {
 				return usage("--alpha %v: want a level in (0, 1)", a)
 			}
-			co := analysis.CompareOptions{StatsOptions: so, Alpha: a, Force: cmd.Bool("force")}
+			co := analysis.CompareOptions{StatsOptions: so, Alpha: a, Force: cmd.Bool("force"), Mean: cmd.Bool("mean")}
 			if path := cmd.String("policy"); path != "" {
 				p, err := validate.LoadPolicy(path)
 				if err != nil {

@@ -96,10 +96,11 @@ func (r *benchReader) requests(run *schemas.Run, tot [3]schemas.Opt[int64]) erro
 	var rc *recompute
 	if r.gen == genA {
 		// tpot_last_token is GuideLLM's own; tpot is verdict's, from the
-		// request row (schemas.Request.TPOT), as every view computes it.
+		// request row (schemas.Request.TPOT), as every view computes it
+		// (it has no reported counterpart, so nothing is compared).
 		rc = newRecompute(schemas.TTFT, schemas.E2E, schemas.TPOTLastToken, schemas.TPOT, schemas.DecodeTimePerOutputToken, schemas.InputTokens, schemas.OutputTokens)
 	} else {
-		rc = newRecompute(schemas.TTFT, schemas.E2E, schemas.TPOTTokenWeighted, schemas.TPOTInclTTFTTokenWeighted, schemas.InputTokens, schemas.OutputTokens)
+		rc = newRecompute(schemas.TTFT, schemas.E2E, schemas.TPOTTokenWeighted, schemas.TPOT, schemas.TPOTInclTTFTTokenWeighted, schemas.InputTokens, schemas.OutputTokens)
 	}
 	origin := math.NaN()
 	if v, ok, err := r.b.get("start_time").num(); err == nil && ok {
@@ -236,6 +237,9 @@ func (r *benchReader) request(run *schemas.Run, rec *node, f recordFields, statu
 			default:
 				if output > 1 {
 					rc.add(schemas.TPOTTokenWeighted, (last-first)/(output-1), output-1)
+				}
+				if tpot := q.TPOT(); tpot.OK {
+					rc.add(schemas.TPOT, tpot.V, 1)
 				}
 				if output > 0 && hasStart {
 					rc.add(schemas.TPOTInclTTFTTokenWeighted, (last-start)/output, output)

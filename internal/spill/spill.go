@@ -37,7 +37,12 @@ type Floats struct {
 	Dir string
 
 	mem    []float64
-	file   *os.File
+	// memMoments caches the in-memory mean and standard deviations,
+	// computed in insertion order before the first sort (as numpy sums
+	// the unsorted array), so that sorting for quantiles never changes
+	// the last bits of the mean.
+	memMoments *[3]float64 // mean, std ddof 0, std ddof 1
+	file       *os.File
 	w      *bufio.Writer
 	n      int64
 	sorted bool
@@ -70,6 +75,7 @@ func (f *Floats) Add(x float64) error {
 	}
 	f.sum = t
 	f.sorted = false
+	f.memMoments = nil
 
 	limit := f.MemLimit
 	if limit <= 0 {
@@ -112,7 +118,7 @@ func (f *Floats) spill() error {
 // Values returns the values when they are held in memory (ok is false
 // once they spilled). The slice is the sample's own storage, in insertion
 // order until Quantiles sorts it; callers may sort it but not otherwise
-// change it.
+// change it, and take Mean and StdDev before they sort it.
 func (f *Floats) Values() (xs []float64, ok bool) {
 	if f.file != nil {
 		return nil, false
@@ -137,6 +143,9 @@ func (f *Floats) Mean() float64 {
 		return math.NaN()
 	}
 	if f.file == nil {
+		if f.memMoments != nil {
+			return f.memMoments[0]
+		}
 		return stats.Mean(f.mem)
 	}
 	return (f.sum + f.comp) / float64(f.n)
@@ -149,6 +158,9 @@ func (f *Floats) StdDev(ddof int) float64 {
 		return math.NaN()
 	}
 	if f.file == nil {
+		if f.memMoments != nil && ddof <= 1 {
+			return f.memMoments[1+ddof]
+		}
 		return stats.StdDev(f.mem, ddof)
 	}
 	return math.Sqrt(f.m2 / float64(f.n-int64(ddof)))
@@ -174,6 +186,7 @@ func (f *Floats) QuantilesScaled(ps []float64, m stats.Method, msPerUnit float64
 	}
 	if f.file == nil {
 		if !f.sorted {
+			f.memMoments = &[3]float64{stats.Mean(f.mem), stats.StdDev(f.mem, 0), stats.StdDev(f.mem, 1)}
 			slices.Sort(f.mem)
 			f.sorted = true
 		}
