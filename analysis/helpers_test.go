@@ -53,4 +53,3 @@ func corpus(t *testing.T, rel string) string {
 	}
 	return path
 }
-

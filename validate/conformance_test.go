@@ -156,9 +156,14 @@ func TestSharedGuideLLMvsVLLM(t *testing.T) {
 	if rep.Verdict != NotComparable {
 		t.Errorf("verdict %s", rep.Verdict)
 	}
-	f := requireFinding(t, rep, "V004-metric-definition", "ITL/TPOT is reported under different definitions", "itl_chunk", "tpot (TPOT)")
-	if f.Metric != "ITL/TPOT" || !strings.Contains(f.Values[0], "tpot_incl_ttft") {
-		t.Errorf("finding %+v", f)
+	// GuideLLM reports token-weighted TPOTs only, but its complete
+	// request records give verdict's tpot (schemas.Request.TPOT), which
+	// vLLM reports too: the runs share a definition, so ITL/TPOT is not a
+	// definition mismatch.
+	for _, f := range findRule(rep, "V004-metric-definition") {
+		if f.Metric == "ITL/TPOT" {
+			t.Errorf("ITL/TPOT mismatch although both runs have tpot: %+v", f)
+		}
 	}
 	requireFinding(t, rep, "V005-percentile-method", "nearest_rank_cumulative", "linear")
 }

@@ -11,13 +11,13 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/verdict-llm/verdict/analysis"
 	"github.com/verdict-llm/verdict/ingest"
 	"github.com/verdict-llm/verdict/ingest/aiperf"
 	"github.com/verdict-llm/verdict/ingest/all"
 	"github.com/verdict-llm/verdict/ingest/genaiperf"
 	"github.com/verdict-llm/verdict/ingest/ingesttest"
 	"github.com/verdict-llm/verdict/ingest/vllm"
-	"github.com/verdict-llm/verdict/internal/samples"
 	"github.com/verdict-llm/verdict/internal/testkit"
 	"github.com/verdict-llm/verdict/schemas"
 	"github.com/verdict-llm/verdict/stats"
@@ -201,13 +201,13 @@ func TestSideBySide(t *testing.T) {
 			}
 		}
 	}
-	b, err := schemas.OpenBundle(out)
+	b, err := analysis.Open(out)
 	if err != nil {
 		t.Fatal(err)
 	}
 	// A lone records file stores no distributions (verdict stats computes
 	// them); compare the two runs the way it does, from the request rows.
-	runs, err := samples.Load(context.Background(), b, samples.Options{})
+	runs, err := analysis.Observe(context.Background(), b, analysis.ObserveOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/verdict-llm/verdict/analysis"
 	"github.com/verdict-llm/verdict/ingest"
 	"github.com/verdict-llm/verdict/ingest/all"
 	"github.com/verdict-llm/verdict/ingest/ingesttest"
@@ -281,7 +282,11 @@ func TestShow(t *testing.T) {
 		t.Fatal(err)
 	}
 	var out bytes.Buffer
-	if err := render.Show(context.Background(), &out, dest, render.Text); err != nil {
+	d, err := analysis.LoadShow(context.Background(), dest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := render.WriteShow(&out, d, render.Text); err != nil {
 		t.Fatal(err)
 	}
 	text := out.String()

@@ -36,16 +36,16 @@ type Floats struct {
 	// Dir is where a spill file is created ("" means os.TempDir()).
 	Dir string
 
-	mem    []float64
+	mem []float64
 	// memMoments caches the in-memory mean and standard deviations,
 	// computed in insertion order before the first sort (as numpy sums
 	// the unsorted array), so that sorting for quantiles never changes
 	// the last bits of the mean.
 	memMoments *[3]float64 // mean, std ddof 0, std ddof 1
 	file       *os.File
-	w      *bufio.Writer
-	n      int64
-	sorted bool
+	w          *bufio.Writer
+	n          int64
+	sorted     bool
 
 	// Running moments: Welford for the variance, Neumaier for the sum.
 	mean, m2  float64
