@@ -251,10 +251,17 @@ func SchemaTables() []*Table {
 	return out
 }
 
-// Schema writes the metric registry.
+// SchemaSchema is the "schema" value of `verdict schema --format json`.
+const SchemaSchema = "verdict.schema/v1"
+
+// Schema writes the metric registry; JSON is the verdict.schema/v1
+// document.
 func Schema(w io.Writer, f Format) error {
 	if f == JSON {
-		return WriteJSON(w, schemas.Registry())
+		return WriteJSON(w, struct {
+			Schema      string              `json:"schema"`
+			Definitions []schemas.MetricDef `json:"definitions"`
+		}{SchemaSchema, schemas.Registry()})
 	}
 	if f == CSV {
 		t := &Table{Columns: []string{"id", "name", "unit", "level", "from", "to", "formula", "population", "numerator", "denominator", "window", "direction", "description"}}

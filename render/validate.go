@@ -172,11 +172,19 @@ func RulesTables(rules []validate.Rule) []*Table {
 
 // WriteRules writes the rule catalogue in format f (JSON: the rules with
 // their rationales; CSV: one row per rule).
+// RulesSchema is the "schema" value of `verdict rules --format json`.
+const RulesSchema = "verdict.rules/v1"
+
+// WriteRules writes the rule catalogue; JSON is the verdict.rules/v1
+// document.
 func WriteRules(w io.Writer, f Format) error {
 	rules := validate.Catalogue()
 	switch f {
 	case JSON:
-		return WriteJSON(w, rules)
+		return WriteJSON(w, struct {
+			Schema string          `json:"schema"`
+			Rules  []validate.Rule `json:"rules"`
+		}{RulesSchema, rules})
 	case CSV:
 		t := &Table{Columns: []string{"id", "severity", "scope", "title", "rationale"}}
 		for _, r := range rules {

@@ -59,7 +59,7 @@ compared with each other.
 Examples:
    verdict schema
    verdict schema --format markdown > METRICS.md
-   verdict schema --format json | jq '.[] | select(.id == "itl_chunk")'`,
+   verdict schema --format json | jq '.definitions[] | select(.id == "itl_chunk")'`,
 		Flags: []cli.Flag{formatFlag("table")},
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			if cmd.NArg() != 0 {

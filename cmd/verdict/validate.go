@@ -99,7 +99,7 @@ compared runs), title and the reason it exists.
 Examples:
    verdict rules
    verdict rules --format markdown > RULES.md
-   verdict rules --format json | jq '.[] | select(.severity == "error") | .id'`,
+   verdict rules --format json | jq '.rules[] | select(.severity == "error") | .id'`,
 		Flags: []cli.Flag{formatFlag("table")},
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			if cmd.NArg() != 0 {

@@ -224,10 +224,15 @@ func TestRulesCommand(t *testing.T) {
 		}
 	}
 	code, out, _ = runCLI(t, "rules", "--format", "json")
-	var rules []struct {
-		ID, Title, Severity, Scope, Rationale string
+	var doc struct {
+		Schema string
+		Rules  []struct {
+			ID, Title, Severity, Scope, Rationale string
+		}
 	}
-	if err := json.Unmarshal([]byte(out), &rules); err != nil || code != exitOK || len(rules) < 19 {
+	err := json.Unmarshal([]byte(out), &doc)
+	rules := doc.Rules
+	if err != nil || code != exitOK || len(rules) < 19 || doc.Schema != "verdict.rules/v1" {
 		t.Fatalf("rules json: exit %d, %v, %d rules", code, err, len(rules))
 	}
 	for _, r := range rules {
