@@ -3,11 +3,13 @@
 // summaries and reviews, CSV and JSON for scripts, and (in subpackages)
 // plots, Excel workbooks and HTML reports.
 //
-// The text renderers share one table model, like x/perf's benchtab: a view
-// (show, schema, validate, stats, ...) builds []*Table, and each renderer
-// writes any table. Renderers never compute: numbers arrive as cells with
-// their display text already chosen by the view, so every output format
-// shows the same figures.
+// render formats finished models from package analysis (StatsResult,
+// Comparison, Report, ShowData, CostResult) and validate's Report; it never
+// opens, validates, joins or writes a bundle, and computes nothing: every
+// number arrives computed. The text renderers share one table model, like
+// x/perf's benchtab: a view (show, schema, validate, stats, ...) builds
+// []*Table, and each renderer writes any table, with the display text
+// chosen once per cell, so every output format shows the same figures.
 package render
 
 import (
