@@ -2,13 +2,14 @@ package analysis_test
 
 import (
 	"context"
-	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/verdict-llm/verdict/ingest"
 	"github.com/verdict-llm/verdict/ingest/all"
+	"github.com/verdict-llm/verdict/internal/testkit"
 	"github.com/verdict-llm/verdict/schemas"
 )
 
@@ -40,16 +41,11 @@ func demoBundles(t testing.TB, dir string) []string {
 	return out
 }
 
-// corpus returns a file of the shared real-tool corpus, skipping the test
-// when the corpus is absent (failing when VERDICT_REQUIRE_CORPUS=1).
+// corpus returns a file of the shared real-tool corpus ("tool/name"),
+// skipping the test when it is absent (failing when
+// VERDICT_REQUIRE_CORPUS=1).
 func corpus(t *testing.T, rel string) string {
 	t.Helper()
-	path := filepath.Join("..", "..", "shared", "fixtures", rel)
-	if _, err := os.Stat(path); err != nil {
-		if os.Getenv("VERDICT_REQUIRE_CORPUS") == "1" {
-			t.Fatalf("corpus file %s: %v", rel, err)
-		}
-		t.Skipf("corpus file %s not present: %v", rel, err)
-	}
-	return path
+	tool, name, _ := strings.Cut(rel, "/")
+	return testkit.CorpusFile(t, tool, name)
 }
