@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/verdict-llm/verdict/schemas"
@@ -231,7 +232,7 @@ func compareStatistic(id schemas.MetricID, old, new []float64, s stats.Statistic
 	}
 	for _, w := range c.Warnings {
 		msg := w.Error()
-		if !contains(r.Warnings, msg) {
+		if !slices.Contains(r.Warnings, msg) {
 			r.Warnings = append(r.Warnings, msg)
 		}
 	}
@@ -244,13 +245,4 @@ func compareStatistic(id schemas.MetricID, old, new []float64, s stats.Statistic
 		r.Verdict = fmt.Sprintf("%+.2f%%", r.Change.Value)
 	}
 	return r
-}
-
-func contains(ss []string, s string) bool {
-	for _, x := range ss {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
