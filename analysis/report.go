@@ -257,7 +257,7 @@ func LoadReport(ctx context.Context, dirs []string, o ReportOptions) (*Report, e
 	rep := &Report{Title: o.Title, VerdictVersion: o.VerdictVersion, Validation: o.Validation, ValidationNote: o.ValidationNote,
 		Confidence: o.Confidence, Resamples: o.Resamples, Seed: o.Seed, Definitions: map[schemas.MetricID]schemas.MetricDef{}}
 	for _, dir := range dirs {
-		b, err := schemas.OpenBundle(dir)
+		b, err := Open(dir)
 		if err != nil {
 			return nil, err
 		}
