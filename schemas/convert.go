@@ -78,6 +78,7 @@ func AppendRun(b *array.RecordBuilder, r *Run) {
 	appendStr(next(), r.SourcePath)
 	appendStr(next(), r.SourceSHA256)
 	next().(*array.Int64Builder).Append(r.SourceRecord)
+	appendStrList(next(), r.SourceFiles)
 	next().(*array.StringBuilder).Append(string(orUnknown(string(r.Scenario))))
 	next().(*array.StringBuilder).Append(string(orUnknown(string(r.Arrival))))
 	appendF64(next(), r.RequestRate)
@@ -119,6 +120,7 @@ func AppendRun(b *array.RecordBuilder, r *Run) {
 	appendStr(next(), s.Model)
 	appendStr(next(), s.ModelRevision)
 	appendStr(next(), s.Quantization)
+	appendStr(next(), s.Reasoning)
 	appendStr(next(), s.Engine)
 	appendStr(next(), s.EngineVersion)
 	appendStrList(next(), s.LaunchArgs)
@@ -216,6 +218,7 @@ func AppendMetric(b *array.RecordBuilder, m *Metric) {
 	appendStr(f[8], m.NativeName)
 	appendI64(f[9], m.N)
 	appendStr(f[10], m.Note)
+	appendStr(f[11], m.Dimension)
 }
 
 // BuildRuns returns one record batch holding runs. The caller releases it.
@@ -349,6 +352,7 @@ func DecodeRuns(rec arrow.RecordBatch) []Run {
 		r.SourcePath = c.str("source_path", i)
 		r.SourceSHA256 = c.str("source_sha256", i)
 		r.SourceRecord = c.i64("source_record", i).V
+		r.SourceFiles = c.strList("source_files", i)
 		r.Scenario = Scenario(c.str("scenario", i))
 		r.Arrival = Arrival(c.str("arrival", i))
 		r.RequestRate = c.f64("request_rate", i)
@@ -373,7 +377,7 @@ func DecodeRuns(rec arrow.RecordBatch) []Run {
 		r.Flags = c.strList("flags", i)
 		r.SUT = Inventory{
 			Model: c.str("sut_model", i), ModelRevision: c.str("sut_model_revision", i),
-			Quantization: c.str("sut_quantization", i), Engine: c.str("sut_engine", i),
+			Quantization: c.str("sut_quantization", i), Reasoning: c.str("sut_reasoning", i), Engine: c.str("sut_engine", i),
 			EngineVersion: c.str("sut_engine_version", i), LaunchArgs: c.strList("sut_launch_args", i),
 			GPUModel: c.str("sut_gpu_model", i), GPUCount: c.i64("sut_gpu_count", i),
 			Driver: c.str("sut_driver", i), CUDA: c.str("sut_cuda", i), Image: c.str("sut_container_image", i),
@@ -395,7 +399,7 @@ func DecodeMetrics(rec arrow.RecordBatch) []Metric {
 			RunID: c.str("run_id", i), MetricID: MetricID(c.str("metric_id", i)), Stat: c.str("stat", i),
 			Percentile: c.f64("percentile", i), Value: c.f64("value", i), Unit: c.str("unit", i),
 			Method: c.str("method", i), Source: c.str("source", i), NativeName: c.str("native_name", i),
-			N: c.i64("n", i), Note: c.str("note", i),
+			N: c.i64("n", i), Note: c.str("note", i), Dimension: c.str("dimension", i),
 		}
 	}
 	return out

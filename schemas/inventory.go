@@ -17,6 +17,12 @@ type Inventory struct {
 	Model          string     `json:"model"`
 	ModelRevision  string     `json:"model_revision"`
 	Quantization   string     `json:"quantization"`
+	// Reasoning says how the model's reasoning reaches the client (see
+	// ReasoningModes): "none" (the model emits none), "split" (the server
+	// sends it apart, as reasoning_content) or "inline" (inside the answer
+	// text). With none or inline a tool's answer-only TTFT and TPOT time
+	// the same tokens as its all-output ones.
+	Reasoning string `json:"reasoning,omitempty"`
 	Engine         string     `json:"engine"`
 	EngineVersion  string     `json:"engine_version"`
 	LaunchArgs     []string   `json:"launch_args"`
@@ -33,6 +39,16 @@ type Inventory struct {
 	WarmupRequests Opt[int64] `json:"warmup_requests"`
 	ResourceIDs    []string   `json:"resource_ids"` // cloud resource IDs billed for the run
 }
+
+// Reasoning modes: the values Inventory.Reasoning may take besides "".
+const (
+	ReasoningNone   = "none"
+	ReasoningSplit  = "split"
+	ReasoningInline = "inline"
+)
+
+// ReasoningModes lists the reasoning modes.
+var ReasoningModes = []string{ReasoningNone, ReasoningSplit, ReasoningInline}
 
 // CacheStates are the values Inventory.CacheState may take besides "".
 var CacheStates = []string{"cold", "warm", "reset"}
@@ -51,6 +67,7 @@ func (inv Inventory) Fields() [][2]string {
 		{"model", inv.Model},
 		{"model revision", inv.ModelRevision},
 		{"quantization", inv.Quantization},
+		{"reasoning", inv.Reasoning},
 		{"engine", inv.Engine},
 		{"engine version", inv.EngineVersion},
 		{"launch args", strings.Join(inv.LaunchArgs, " ")},
@@ -71,7 +88,7 @@ func (inv Inventory) Fields() [][2]string {
 
 // inventoryFile is the YAML layout users write:
 //
-//	model: {name: meta-llama/Llama-3.1-8B-Instruct, revision: 0e9e39f, quantization: fp8}
+//	model: {name: meta-llama/Llama-3.1-8B-Instruct, revision: 0e9e39f, quantization: fp8, reasoning: none}
 //	engine: {name: vllm, version: 0.11.0, launch_args: [--max-num-seqs, "256"]}
 //	gpu: {model: NVIDIA H100 80GB HBM3, count: 1, driver: 550.54.15, cuda: "12.4"}
 //	container_image: vllm/vllm-openai:v0.11.0
@@ -86,6 +103,7 @@ type inventoryFile struct {
 		Name         string `yaml:"name"`
 		Revision     string `yaml:"revision"`
 		Quantization string `yaml:"quantization"`
+		Reasoning    string `yaml:"reasoning"`
 	} `yaml:"model"`
 	Engine struct {
 		Name       string   `yaml:"name"`
@@ -133,7 +151,7 @@ func ParseInventory(name string, data []byte) (Inventory, error) {
 		return Inventory{}, fmt.Errorf("%s: %s", name, yaml.FormatError(err, false, true))
 	}
 	inv := Inventory{
-		Model: f.Model.Name, ModelRevision: f.Model.Revision, Quantization: f.Model.Quantization,
+		Model: f.Model.Name, ModelRevision: f.Model.Revision, Quantization: f.Model.Quantization, Reasoning: f.Model.Reasoning,
 		Engine: f.Engine.Name, EngineVersion: f.Engine.Version, LaunchArgs: f.Engine.LaunchArgs,
 		GPUModel: f.GPU.Model, Driver: f.GPU.Driver, CUDA: f.GPU.CUDA,
 		Image:   f.Image,
@@ -155,6 +173,9 @@ func ParseInventory(name string, data []byte) (Inventory, error) {
 	}
 	if inv.CacheState != "" && !slices.Contains(CacheStates, inv.CacheState) {
 		return Inventory{}, fmt.Errorf("%s: cache_state %q is not one of %s", name, inv.CacheState, strings.Join(CacheStates, ", "))
+	}
+	if inv.Reasoning != "" && !slices.Contains(ReasoningModes, inv.Reasoning) {
+		return Inventory{}, fmt.Errorf("%s: model.reasoning %q is not one of %s", name, inv.Reasoning, strings.Join(ReasoningModes, ", "))
 	}
 	if s := inv.DatasetSHA256; s != "" && !isHex(s, 64) {
 		return Inventory{}, fmt.Errorf("%s: dataset.sha256 %q is not 64 hex digits", name, s)

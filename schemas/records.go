@@ -126,6 +126,12 @@ type Run struct {
 	SourcePath   string `json:"source_path"`
 	SourceSHA256 string `json:"source_sha256"`
 	SourceRecord int64  `json:"source_record"` // 0-based index of the run within its file
+	// SourceFiles lists every file the run was read from when a tool wrote
+	// one run as several files (AIPerf's records, summary and telemetry;
+	// LLMPerf's summary and responses; Locust's four CSVs; MLPerf's
+	// summary and detail log). SourcePath is the one its identity comes
+	// from. Nil when the run comes from one file.
+	SourceFiles []string `json:"source_files,omitempty"`
 
 	Scenario       Scenario     `json:"scenario"`
 	Arrival        Arrival      `json:"arrival"`
@@ -168,11 +174,22 @@ const (
 	StatusUnknown = "unknown" // the source does not say whether it succeeded
 )
 
-// Request phases.
+// Request phases. Only profiling rows are observations of the run;
+// warm-up and cool-down rows are kept for the record and left out of every
+// statistic, as the tools that write them leave them out of their own.
 const (
 	PhaseProfiling = "profiling"
 	PhaseWarmup    = "warmup"
+	// PhaseCooldown: a request the tool sent after its measurement window
+	// closed (GuideLLM's cool-down).
+	PhaseCooldown = "cooldown"
 )
+
+// Measured reports whether a request of this phase is an observation of
+// the run: profiling rows (and rows of sources that record no phase).
+func Measured(phase string) bool {
+	return phase == PhaseProfiling || phase == ""
+}
 
 // A Request is one row of the requests table. Times are seconds. StartS
 // and EndS are on the run's clock: Unix seconds where the source records
@@ -183,7 +200,7 @@ type Request struct {
 	RunID  string
 	Index  int64  // dispatch order within the run
 	Status string // StatusOK or StatusError
-	Phase  string // PhaseProfiling or PhaseWarmup
+	Phase  string // PhaseProfiling, PhaseWarmup or PhaseCooldown
 
 	StartS      Opt[float64]
 	EndS        Opt[float64]
@@ -242,6 +259,11 @@ type Metric struct {
 	NativeName string     `json:"native_name"` // the tool's key, e.g. "p99_ttft_ms"
 	N          Opt[int64] `json:"n"`           // observations the statistic covers, when known
 	Note       string     `json:"note"`        // why a value is missing or qualified
+	// Dimension names the part of the run a statistic covers when it is
+	// not the whole run, e.g. "endpoint GET /api/v1/health" for one row of
+	// Locust's per-endpoint stats; "" for the whole run. Consumers that
+	// want the run's statistics skip rows with a dimension.
+	Dimension string `json:"dimension,omitempty"`
 }
 
 // Key identifies a statistic within a run: metric, statistic, percentile
@@ -251,5 +273,9 @@ func (m Metric) Key() string {
 	if m.Percentile.OK {
 		k += strconv.FormatFloat(m.Percentile.V, 'g', -1, 64)
 	}
-	return k + "/" + m.Source
+	k += "/" + m.Source
+	if m.Dimension != "" {
+		k += "/" + m.Dimension
+	}
+	return k
 }

@@ -80,6 +80,7 @@ var (
 		plain("source_path", str, true),
 		plain("source_sha256", str, true),
 		plain("source_record", i64, false),
+		described("source_files", strList, true, "every file the run was read from, when a tool wrote one run as several files"),
 		described("scenario", str, false, "server, offline, fixed_concurrency, single_stream, multi_stream, batch_latency or unknown"),
 		described("arrival", str, false, "poisson, gamma, constant, all_at_once, closed_loop, ramp_up or unknown"),
 		described("request_rate", f64, true, "target requests/s; +Inf when all requests are released at once"),
@@ -105,6 +106,7 @@ var (
 		plain("sut_model", str, true),
 		plain("sut_model_revision", str, true),
 		plain("sut_quantization", str, true),
+		described("sut_reasoning", str, true, "how the model's reasoning reaches the client: none, split (reasoning_content) or inline"),
 		plain("sut_engine", str, true),
 		plain("sut_engine_version", str, true),
 		plain("sut_launch_args", strList, true),
@@ -152,6 +154,7 @@ var (
 		plain("native_name", str, true),
 		plain("n", i64, true),
 		plain("note", str, true),
+		described("dimension", str, true, "the part of the run the statistic covers (e.g. one endpoint); null for the whole run"),
 	})
 )
 

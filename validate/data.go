@@ -42,6 +42,7 @@ func (d *RunData) Name() string {
 type RequestStats struct {
 	Rows          int64 // request rows of the run
 	Warmup        int64 // rows in the warm-up phase
+	Cooldown      int64 // rows in the cool-down phase (sent after the measurement window)
 	OK            int64 // successful profiling requests
 	Failed        int64 // failed profiling requests
 	UnknownStatus int64 // profiling requests whose success the source does not say
@@ -156,8 +157,12 @@ type statsBuilder struct {
 func (b *statsBuilder) add(r *schemas.Request) {
 	s := &b.s
 	s.Rows++
-	if r.Phase == schemas.PhaseWarmup {
-		s.Warmup++
+	if !schemas.Measured(r.Phase) {
+		if r.Phase == schemas.PhaseCooldown {
+			s.Cooldown++
+		} else {
+			s.Warmup++
+		}
 		return
 	}
 	if r.InputTokens.OK {

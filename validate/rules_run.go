@@ -173,7 +173,11 @@ func checkWarmup(c *checker, s subject) outcome {
 	label, lv, hasLabel := warmupLabel(d)
 	switch {
 	case warmRows:
-		o.note(fmt.Sprintf("%d warm-up requests recorded and kept apart", rs.Warmup))
+		note := fmt.Sprintf("%d warm-up requests recorded and kept apart", rs.Warmup)
+		if rs.Cooldown > 0 {
+			note += fmt.Sprintf(", and %d cool-down requests", rs.Cooldown)
+		}
+		o.note(note)
 	case wr.OK && wr.V == 0:
 		f := s.finding("no warm-up requests were sent (inventory warmup_requests: 0): the first requests pay one-time costs (graph capture, compilation, empty caches) inside the measurement")
 		f.Fields, f.Values = []string{"sut.warmup_requests"}, []string{"0"}

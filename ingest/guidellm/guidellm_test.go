@@ -18,9 +18,11 @@ import (
 	"github.com/verdict-llm/verdict/ingest/all"
 	"github.com/verdict-llm/verdict/ingest/guidellm"
 	"github.com/verdict-llm/verdict/ingest/ingesttest"
+	"github.com/verdict-llm/verdict/analysis"
 	"github.com/verdict-llm/verdict/internal/testkit"
 	"github.com/verdict-llm/verdict/schemas"
 	"github.com/verdict-llm/verdict/stats"
+	"github.com/verdict-llm/verdict/validate"
 )
 
 // golden and dump are the shared ingest test helpers.
@@ -38,7 +40,7 @@ func read(t *testing.T, name string) *ingesttest.Result {
 	return r
 }
 
-var fixtures = []string{"gen0_v01.json", "genA_sweep.json", "genB_v04.yaml", "genC_complete.json", "genD_v07.json", "vector_genC.json", "bad_rows.json"}
+var fixtures = []string{"gen0_v01.json", "genA_sweep.json", "genB_v04.yaml", "genC_complete.json", "genD_v07.json", "vector_genC.json", "bad_rows.json", "genC_warmup.json"}
 
 // TestGolden compares everything the reader reports for each hand-made
 // report with a golden file.
@@ -457,8 +459,117 @@ func TestDriver(t *testing.T) {
 				}
 			}
 		}
-		if got := sum.Totals(schemas.TableRequests).Ingested; got != 6 {
-			t.Errorf("%d requests, want 1 + 1 + 4", got)
+		if got := sum.Totals(schemas.TableRequests).Ingested; got != 36 {
+			t.Errorf("%d requests, want 1 + 1 + 4 + 30 (the warm-up run writes its 5 warm-up and cool-down requests too)", got)
 		}
+	}
+}
+
+// phases counts request rows by phase.
+func phases(r *ingesttest.Result) map[string]int {
+	out := map[string]int{}
+	for _, q := range r.Requests {
+		out[q.Phase]++
+	}
+	return out
+}
+
+// TestWarmupCooldown reads a hand-made GuideLLM 0.5 report with warm-up
+// and cool-down (make_warmup.py): the request lists hold every request,
+// the metrics only those overlapping the measurement window. The rows
+// outside it are warm-up and cool-down, left out of the recomputed
+// statistics, which then equal the tool's own (n and mean, and every
+// percentile by GuideLLM's method).
+func TestWarmupCooldown(t *testing.T) {
+	r := read(t, "genC_warmup.json")
+	if len(r.Runs) != 1 || r.NumRequests != 8 {
+		t.Fatalf("%d runs, %d requests", len(r.Runs), r.NumRequests)
+	}
+	run := r.Runs[0]
+	if got := phases(r); got[schemas.PhaseWarmup] != 1 || got[schemas.PhaseCooldown] != 1 || got[schemas.PhaseProfiling] != 6 {
+		t.Errorf("phases %v, want 1 warm-up, 6 profiling (two of them overlap the window's ends), 1 cool-down", got)
+	}
+	if r.Requests[0].Phase != schemas.PhaseWarmup || r.Requests[7].Phase != schemas.PhaseCooldown || r.Requests[6].Phase != schemas.PhaseProfiling {
+		t.Errorf("phases by index: %v %v %v", r.Requests[0].Phase, r.Requests[6].Phase, r.Requests[7].Phase)
+	}
+	if slicesContains(run.Flags, "requests_sampled") || !run.Streaming.OK || !run.Streaming.V {
+		t.Errorf("run flags %v, streaming %v", run.Flags, run.Streaming)
+	}
+	for _, id := range []schemas.MetricID{schemas.TTFT, schemas.E2E, schemas.TPOTTokenWeighted} {
+		rep := metric(t, r, run.ID, id, schemas.StatMean, -1, schemas.SourceReported)
+		com := metric(t, r, run.ID, id, schemas.StatMean, -1, schemas.SourceComputed)
+		if rep.N != com.N || math.Abs(rep.Value.V-com.Value.V) > 1e-12*rep.Value.V {
+			t.Errorf("%s mean: tool %v (n %v), recomputed %v (n %v)", id, rep.Value.V, rep.N, com.Value.V, com.N)
+		}
+	}
+	if n := checkAgreement(t, r, 1e-9); n < 60 {
+		t.Errorf("only %d statistics compared", n)
+	}
+	for _, w := range r.Warnings {
+		if strings.Contains(w, "disagrees") || strings.Contains(w, "not compared") || strings.Contains(w, "request_totals says") {
+			t.Errorf("warning: %s", w)
+		}
+	}
+	if len(r.Warnings) != 1 || !strings.Contains(r.Warnings[0], "1 warm-up and 1 cool-down") {
+		t.Errorf("warnings %q", r.Warnings)
+	}
+}
+
+// TestWarmupCorpus reads the real GuideLLM 0.5 run with --warmup 0.1
+// --cooldown 0.1 (30 requests written, 25 in the tool's statistics): the
+// recomputed TTFT p99 is the tool's 60.78 ms (GuideLLM's own summary of
+// the 25), not the cold first request's; and V015 sees the warm-up kept
+// apart instead of a cold start inside the measurement.
+func TestWarmupCorpus(t *testing.T) {
+	dir := ingesttest.SharedDir(t, "guidellm")
+	path := filepath.Join(dir, "v0.5.0.dev0_danielkorat-guidellm-bench_gpt-oss-20b_sync_warm0.1_cool0.1_benchmarks.json")
+	r, err := ingesttest.ReadFile(t, guidellm.Format{}, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := r.Runs[0]
+	if got := phases(r); got[schemas.PhaseWarmup] != 2 || got[schemas.PhaseCooldown] != 3 || got[schemas.PhaseProfiling] != 25 {
+		t.Errorf("phases %v, want 2 warm-up, 25 profiling, 3 cool-down", got)
+	}
+	p99 := metric(t, r, run.ID, schemas.TTFT, schemas.StatP, 99, schemas.SourceComputed)
+	if math.Abs(p99.Value.V-0.0607762336730957) > 1e-12 || p99.N.V != 25 {
+		t.Errorf("recomputed TTFT p99 %v (n %v), want the tool's 60.776 ms over 25", p99.Value.V, p99.N)
+	}
+	mean := metric(t, r, run.ID, schemas.TTFT, schemas.StatMean, -1, schemas.SourceComputed)
+	if math.Abs(mean.Value.V-0.048843650817871094) > 1e-9 {
+		t.Errorf("recomputed TTFT mean %v, want the tool's 48.84 ms", mean.Value.V)
+	}
+	if n := checkAgreement(t, r, 1e-6); n < 60 {
+		t.Errorf("only %d statistics compared", n)
+	}
+	if !run.Streaming.OK || !run.Streaming.V {
+		t.Errorf("streaming %v: every request_args says stream: true", run.Streaming)
+	}
+
+	dest := filepath.Join(t.TempDir(), "b")
+	if _, err := ingest.ToBundle(context.Background(), []string{path}, dest, ingest.Options{Formats: all.Formats()}); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := validate.ValidateBundles(context.Background(), []string{dest}, validate.Options{Rules: []string{"V015"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Findings) != 0 {
+		t.Errorf("V015 findings: %+v", rep.Findings)
+	}
+	if len(rep.Checks) != 1 || len(rep.Checks[0].Notes) == 0 || !strings.Contains(rep.Checks[0].Notes[0], "2 warm-up requests recorded and kept apart, and 3 cool-down") {
+		t.Errorf("V015 checks: %+v", rep.Checks)
+	}
+	// stats reads the profiling rows only: 25 TTFTs.
+	b, err := schemas.OpenBundle(dest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs, err := analysis.Observe(context.Background(), b, analysis.ObserveOptions{Metrics: []schemas.MetricID{schemas.TTFT}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(runs[0].Values[schemas.TTFT]); n != 25 {
+		t.Errorf("stats see %d TTFTs, want 25", n)
 	}
 }

@@ -1,6 +1,7 @@
 package guidellm
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"strconv"
@@ -57,6 +58,82 @@ func (r *benchReader) fields(rec *node) recordFields {
 	return f
 }
 
+// A window is GuideLLM's measurement window (v0.4 and later): its
+// statistics cover the requests that overlap [start, end], and the records
+// outside it are the warm-up and cool-down requests
+// (docs/formats/guidellm.md, "Warm-up and cool-down").
+type window struct {
+	start, end float64
+	ok         bool
+}
+
+// measureWindow reads the benchmark's measurement window: the scheduler's
+// measure_start_time and measure_end_time, else the benchmark's computed
+// start_time and end_time (which GuideLLM sets to the same values). Gen A
+// reports drop warm-up requests themselves and have none.
+func (r *benchReader) measureWindow() window {
+	if r.gen < genB {
+		return window{}
+	}
+	sm := r.b.get("scheduler_metrics")
+	s, ok1, err1 := firstNode(sm.get("measure_start_time"), r.b.get("start_time")).num()
+	e, ok2, err2 := firstNode(sm.get("measure_end_time"), r.b.get("end_time")).num()
+	if !ok1 || !ok2 || err1 != nil || err2 != nil || !(e >= s) || math.IsInf(s, 0) || math.IsInf(e, 0) {
+		return window{}
+	}
+	return window{start: s, end: e, ok: true}
+}
+
+// phase places a request against the window as GuideLLM's
+// GenerativeRequestsAccumulator.get_within_range does: a request counts
+// when it ends at or after the window's start and starts at or before its
+// end (a request without a start time: ends at or before the end). A
+// request that ended before the window is warm-up, one that started (or,
+// without a start, ended) after it is cool-down.
+func (w window) phase(start float64, hasStart bool, end float64, hasEnd bool) string {
+	switch {
+	case !w.ok || !hasEnd:
+		return schemas.PhaseProfiling
+	case end < w.start:
+		return schemas.PhaseWarmup
+	case hasStart && start > w.end, !hasStart && end > w.end:
+		return schemas.PhaseCooldown
+	}
+	return schemas.PhaseProfiling
+}
+
+// statuses are GuideLLM's request lists, in the order of request_totals.
+var statuses = [3]string{"successful", "errored", "incomplete"}
+
+// requestLists reads the benchmark's request lists; nil entries are absent
+// lists. sampled is set when a list is absent although its total is not 0.
+func (r *benchReader) requestLists(reqs *node, tot [3]schemas.Opt[int64]) (lists [3]*node, sampled bool, err error) {
+	for i, s := range statuses {
+		l := reqs.get(s)
+		if l.isNull() {
+			if tot[i].OK && tot[i].V > 0 {
+				sampled = true
+			}
+			continue
+		}
+		if l.kind != kArray {
+			return lists, false, r.errAt(l, "requests."+s, "expected a list, found %s", l.kind)
+		}
+		lists[i] = l
+	}
+	return lists, sampled, nil
+}
+
+// requestTally counts a benchmark's records as they are read.
+type requestTally struct {
+	index, rejected int
+	measured        [3]int64 // records inside the window, per status
+	rejectedBy      [3]int64 // rejected records (whose phase is unknown), per status
+	warmup, cool    int
+	streamed        int // records whose request_args say stream: true
+	unstreamed      int // ... stream: false
+}
+
 // requests reads the per-request records of a generation A-D benchmark.
 func (r *benchReader) requests(run *schemas.Run, tot [3]schemas.Opt[int64]) error {
 	reqs := r.b.get("requests")
@@ -67,31 +144,9 @@ func (r *benchReader) requests(run *schemas.Run, tot [3]schemas.Opt[int64]) erro
 	if reqs.kind != kObject {
 		return r.errAt(reqs, "requests", "expected an object of status lists, found %s", reqs.kind)
 	}
-	statuses := []string{"successful", "errored", "incomplete"}
-	var lists [3]*node
-	sampled := false
-	for i, s := range statuses {
-		l := reqs.get(s)
-		if l.isNull() {
-			if tot[i].OK && tot[i].V > 0 {
-				sampled = true
-			}
-			continue
-		}
-		if l.kind != kArray {
-			return r.errAt(l, "requests."+s, "expected a list, found %s", l.kind)
-		}
-		lists[i] = l
-		switch n := int64(len(l.vals)); {
-		case !tot[i].OK:
-		case n < tot[i].V:
-			sampled = true
-		case n > tot[i].V:
-			r.sink.Warn(fmt.Sprintf("%s: %d %s request records, but request_totals says %d", r.record(), n, s, tot[i].V))
-		}
-	}
-	if sampled {
-		r.flag("requests_sampled")
+	lists, sampled, err := r.requestLists(reqs, tot)
+	if err != nil {
+		return err
 	}
 	var rc *recompute
 	if r.gen == genA {
@@ -106,32 +161,111 @@ func (r *benchReader) requests(run *schemas.Run, tot [3]schemas.Opt[int64]) erro
 	if v, ok, err := r.b.get("start_time").num(); err == nil && ok {
 		origin = v
 	}
-	index := 0
-	rejected := 0
+	win := r.measureWindow()
+	var t requestTally
 	for si, l := range lists {
 		if l == nil {
 			continue
 		}
 		for j, rec := range l.vals {
 			f := r.fields(rec)
-			ok, err := r.request(run, rec, f, statuses[si], j, index, &origin, rc)
+			ok, err := r.request(run, rec, f, si, j, &t, &origin, win, rc)
 			if err != nil {
 				return err
 			}
 			if !ok {
-				rejected++
+				t.rejected++
+				t.rejectedBy[si]++
 			}
-			index++
+			t.index++
 		}
 	}
-	if rejected > 0 || sampled || index == 0 {
+	sampled = r.checkTotals(lists, tot, t, win) || sampled
+	r.streaming(run, t)
+	if sampled {
+		r.flag("requests_sampled")
+	}
+	if t.rejected > 0 || sampled || t.index == 0 {
 		return nil
 	}
 	return r.emitComputed(run, rc)
 }
 
+// checkTotals compares the records in the window with request_totals and
+// reports whether records are missing (GuideLLM sampled them).
+func (r *benchReader) checkTotals(lists [3]*node, tot [3]schemas.Opt[int64], t requestTally, win window) bool {
+	sampled := false
+	for i, l := range lists {
+		if l == nil || !tot[i].OK {
+			continue
+		}
+		n := int64(len(l.vals))
+		if win.ok {
+			n = t.measured[i] + t.rejectedBy[i]
+		}
+		switch {
+		case n < tot[i].V:
+			sampled = true
+		case n > tot[i].V:
+			r.sink.Warn(fmt.Sprintf("%s: %d %s request records in the measurement window, but request_totals says %d", r.record(), n, statuses[i], tot[i].V))
+		}
+	}
+	if t.warmup > 0 || t.cool > 0 {
+		r.sink.Warn(fmt.Sprintf("%s: %d warm-up and %d cool-down request records (outside GuideLLM's measurement window) ingested with phases %q and %q and left out of the statistics, as GuideLLM leaves them out of its own",
+			r.record(), t.warmup, t.cool, schemas.PhaseWarmup, schemas.PhaseCooldown))
+	}
+	return sampled
+}
+
+// streaming sets the run's streaming mode from the records' request_args
+// (GuideLLM 0.5 records each request's body, with its "stream" flag),
+// when every record that says agrees.
+func (r *benchReader) streaming(run *schemas.Run, t requestTally) {
+	switch {
+	case t.streamed > 0 && t.unstreamed == 0:
+		run.Streaming = schemas.Some(true)
+	case t.unstreamed > 0 && t.streamed == 0:
+		run.Streaming = schemas.Some(false)
+	case t.streamed > 0:
+		r.sink.Warn(fmt.Sprintf("%s: %d request records were streamed and %d were not; streaming left unknown", r.record(), t.streamed, t.unstreamed))
+	}
+}
+
+// requestStream reads the stream flag of a record's request_args, a JSON
+// text ({"stream": true, "body": {"stream": true, ...}}).
+func requestStream(rec *node) (stream, ok bool) {
+	a := rec.get("request_args")
+	if a == nil {
+		return false, false
+	}
+	text := a.str()
+	if a.kind == kObject {
+		if v := firstNode(a.get("stream"), a.at("body", "stream")); v != nil && (v.text == "true" || v.text == "false") {
+			return v.text == "true", true
+		}
+		return false, false
+	}
+	var args struct {
+		Stream *bool `json:"stream"`
+		Body   struct {
+			Stream *bool `json:"stream"`
+		} `json:"body"`
+	}
+	if text == "" || json.Unmarshal([]byte(text), &args) != nil {
+		return false, false
+	}
+	switch {
+	case args.Stream != nil:
+		return *args.Stream, true
+	case args.Body.Stream != nil:
+		return *args.Body.Stream, true
+	}
+	return false, false
+}
+
 // request reports one record as a request row, or rejects it.
-func (r *benchReader) request(run *schemas.Run, rec *node, f recordFields, status string, j, index int, origin *float64, rc *recompute) (bool, error) {
+func (r *benchReader) request(run *schemas.Run, rec *node, f recordFields, si, j int, t *requestTally, origin *float64, win window, rc *recompute) (bool, error) {
+	status, index := statuses[si], t.index
 	where := fmt.Sprintf("%s, %s[%d]", r.record(), status, j)
 	if rec.kind != kObject {
 		r.reject(schemas.TableRequests, rec, where, "", "expected a request object, found "+rec.kind.String())
@@ -175,7 +309,20 @@ func (r *benchReader) request(run *schemas.Run, rec *node, f recordFields, statu
 	if math.IsNaN(*origin) && hasStart {
 		*origin = start
 	}
-	q := schemas.Request{RunID: run.ID, Index: int64(index), Phase: schemas.PhaseProfiling}
+	q := schemas.Request{RunID: run.ID, Index: int64(index), Phase: win.phase(start, hasStart, end, hasEnd)}
+	switch q.Phase {
+	case schemas.PhaseWarmup:
+		t.warmup++
+	case schemas.PhaseCooldown:
+		t.cool++
+	default:
+		t.measured[si]++
+	}
+	if s, ok := requestStream(rec); ok && s {
+		t.streamed++
+	} else if ok {
+		t.unstreamed++
+	}
 	switch status {
 	case "successful":
 		q.Status = schemas.StatusOK
@@ -205,7 +352,7 @@ func (r *benchReader) request(run *schemas.Run, rec *node, f recordFields, statu
 	if hasOutput && (q.Status == schemas.StatusOK || output > 0) {
 		q.OutputTokens = schemas.Some(int64(output))
 	}
-	if q.Status == schemas.StatusOK {
+	if q.Status == schemas.StatusOK && q.Phase == schemas.PhaseProfiling {
 		if q.TTFTS.OK {
 			rc.add(schemas.TTFT, q.TTFTS.V, 1)
 		}
