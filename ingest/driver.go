@@ -97,7 +97,8 @@ func Names(formats []Format) []string {
 
 // ToBundle reads every path and writes one bundle at dest. Nothing is
 // written unless every input reads; see the package documentation for what
-// is an error and what is a rejection.
+// is an error and what is a rejection. Files that one tool run wrote
+// together (see GroupFormat) are read as one source and one run.
 func ToBundle(ctx context.Context, paths []string, dest string, opts Options) (Summary, error) {
 	if len(paths) == 0 {
 		return Summary{}, errors.New("no input files")
@@ -110,6 +111,11 @@ func ToBundle(ctx context.Context, paths []string, dest string, opts Options) (S
 		}
 		forced = f
 	}
+	units, err := planInputs(ctx, paths, forced, opts)
+	defer closeUnits(units)
+	if err != nil {
+		return Summary{}, err
+	}
 	w, err := schemas.CreateBundle(dest, opts.Bundle)
 	if err != nil {
 		return Summary{}, err
@@ -117,19 +123,19 @@ func ToBundle(ctx context.Context, paths []string, dest string, opts Options) (S
 	defer w.Abort()
 	var m schemas.Manifest
 	seenRuns := map[string]string{}
-	for _, path := range paths {
+	for _, u := range units {
 		if err := ctx.Err(); err != nil {
 			return Summary{}, err
 		}
-		src, err := readOne(ctx, path, forced, w, opts)
+		src, err := u.read(ctx, w, opts)
 		if err != nil {
 			return Summary{}, err
 		}
 		for _, id := range src.Runs {
 			if other, dup := seenRuns[id]; dup {
-				return Summary{}, fmt.Errorf("%s: run %s was already read from %s (the same file given twice?)", path, id, other)
+				return Summary{}, fmt.Errorf("%s: run %s was already read from %s (the same file given twice?)", src.Path, id, other)
 			}
-			seenRuns[id] = path
+			seenRuns[id] = src.Path
 		}
 		m.Sources = append(m.Sources, src)
 	}
@@ -143,69 +149,67 @@ func ToBundle(ctx context.Context, paths []string, dest string, opts Options) (S
 	return Summary{Dest: dest, Manifest: b.Manifest}, nil
 }
 
-func readOne(ctx context.Context, path string, forced Format, w *schemas.BundleWriter, opts Options) (schemas.Source, error) {
+// A prepared input is a path that has been looked at: a directory and the
+// format that reads it, or a file with its hash, its decompressed head and
+// the format detected (or forced) for it.
+type prepared struct {
+	path  string
+	dirFm DirFormat // set for a directory
+	f     Format
+	in    *Input
+	head  []byte
+	comp  string // compression, "" for none
+	close func()
+}
+
+// prepare stats, hashes and detects one path.
+func prepare(path string, forced Format, opts Options) (*prepared, error) {
 	fi, err := os.Stat(path)
 	if err != nil {
-		return schemas.Source{}, &Error{File: path, Err: unwrapPathError(err)}
+		return nil, &Error{File: path, Err: unwrapPathError(err)}
 	}
-	sink := newSourceSink(ctx, path, w, opts)
 	if fi.IsDir() {
 		df, err := pickDir(path, forced, opts.Formats)
 		if err != nil {
-			return schemas.Source{}, err
+			return nil, err
 		}
-		sink.src.Format = df.Name()
-		if err := df.ReadDir(ctx, path, sink); err != nil {
-			return schemas.Source{}, err
-		}
-		return sink.finish()
+		return &prepared{path: path, dirFm: df, f: df, close: func() {}}, nil
 	}
 	if !fi.Mode().IsRegular() {
-		return schemas.Source{}, &Error{File: path, Err: errors.New("not a regular file")}
+		return nil, &Error{File: path, Err: errors.New("not a regular file")}
 	}
 	if fi.Size() == 0 {
-		return schemas.Source{}, &Error{File: path, Err: errors.New("empty file")}
+		return nil, &Error{File: path, Err: errors.New("empty file")}
 	}
 	sum, head, err := hashAndHead(path)
 	if err != nil {
-		return schemas.Source{}, &Error{File: path, Err: err}
+		return nil, &Error{File: path, Err: err}
 	}
 	limit := opts.MaxDecompressed
 	if limit <= 0 {
 		limit = DefaultMaxDecompressed
 	}
-	in := &Input{Path: path, Size: fi.Size(), SHA256: sum}
+	p := &prepared{path: path, in: &Input{Path: path, Size: fi.Size(), SHA256: sum}, close: func() {}}
 	if c := sniff(head); c != plain {
-		sink.src.Compression = c.String()
+		p.comp = c.String()
 		// Compressed: stream it decompressed, and materialise it once in a
 		// temporary file only if the format asks for random access.
 		sp := &spilled{}
-		defer sp.close()
-		in.open = func() (io.ReadCloser, error) { return decompressor(path, c, limit) }
-		in.openAt = func(off int64) (io.ReadCloser, error) {
+		p.close = sp.close
+		p.in.open = func() (io.ReadCloser, error) { return decompressor(path, c, limit) }
+		p.in.openAt = func(off int64) (io.ReadCloser, error) {
 			f, size, err := sp.open(path, c, limit)
 			if err != nil {
 				return nil, err
 			}
 			return nopCloser{io.NewSectionReader(f, off, size-off)}, nil
 		}
-		rc, err := in.open()
-		if err != nil {
-			return schemas.Source{}, &Error{File: path, Err: err}
+		if head, err = decompressedHead(p.in, path, c); err != nil {
+			return p, err
 		}
-		head = make([]byte, HeadSize)
-		n, err := io.ReadFull(rc, head)
-		rc.Close()
-		if err != nil && err != io.ErrUnexpectedEOF {
-			return schemas.Source{}, &Error{File: path, Err: fmt.Errorf("%s: %w", c, err)}
-		}
-		if n == 0 {
-			return schemas.Source{}, &Error{File: path, Err: fmt.Errorf("empty file (after %s decompression)", c)}
-		}
-		head = head[:n]
 	} else {
-		in.open = func() (io.ReadCloser, error) { return os.Open(path) }
-		in.openAt = func(off int64) (io.ReadCloser, error) {
+		p.in.open = func() (io.ReadCloser, error) { return os.Open(path) }
+		p.in.openAt = func(off int64) (io.ReadCloser, error) {
 			f, err := os.Open(path)
 			if err != nil {
 				return nil, err
@@ -213,28 +217,65 @@ func readOne(ctx context.Context, path string, forced Format, w *schemas.BundleW
 			return sectionCloser{io.NewSectionReader(f, off, fi.Size()-off), f}, nil
 		}
 	}
-	f := forced
-	if f == nil {
-		if f, err = detect(path, head, opts.Formats); err != nil {
+	p.head, p.f = head, forced
+	if p.f == nil {
+		if p.f, err = detect(path, head, opts.Formats); err != nil {
+			return p, err
+		}
+	}
+	return p, nil
+}
+
+// decompressedHead reads the first HeadSize bytes of a compressed input.
+func decompressedHead(in *Input, path string, c compression) ([]byte, error) {
+	rc, err := in.open()
+	if err != nil {
+		return nil, &Error{File: path, Err: err}
+	}
+	head := make([]byte, HeadSize)
+	n, err := io.ReadFull(rc, head)
+	rc.Close()
+	if err != nil && err != io.ErrUnexpectedEOF {
+		return nil, &Error{File: path, Err: fmt.Errorf("%s: %w", c, err)}
+	}
+	if n == 0 {
+		return nil, &Error{File: path, Err: fmt.Errorf("empty file (after %s decompression)", c)}
+	}
+	return head[:n], nil
+}
+
+// readFile reads one prepared input (a file or a directory) as one source.
+func readFile(ctx context.Context, p *prepared, w *schemas.BundleWriter, opts Options) (schemas.Source, error) {
+	sink := newSourceSink(ctx, p.path, w, opts)
+	if p.dirFm != nil {
+		sink.src.Format = p.dirFm.Name()
+		if err := p.dirFm.ReadDir(ctx, p.path, sink); err != nil {
 			return schemas.Source{}, err
 		}
+		return sink.finish()
 	}
+	sink.src.Compression = p.comp
 	if opts.Progress != nil {
-		add := opts.Progress.File(path, fi.Size())
-		in.track = add
+		add := opts.Progress.File(p.path, p.in.Size)
+		p.in.track = add
 		defer add(-1)
 	}
-	sink.src.SHA256, sink.src.Bytes, sink.src.Format = sum, fi.Size(), f.Name()
-	if err := f.Read(ctx, in, sink); err != nil {
-		if errors.Is(err, ErrTooLarge) {
-			var ie *Error
-			if !errors.As(err, &ie) {
-				err = &Error{File: path, Err: err}
-			}
-		}
-		return schemas.Source{}, err
+	sink.src.SHA256, sink.src.Bytes, sink.src.Format = p.in.SHA256, p.in.Size, p.f.Name()
+	if err := p.f.Read(ctx, p.in, sink); err != nil {
+		return schemas.Source{}, fileError(p.path, err)
 	}
 	return sink.finish()
+}
+
+// fileError makes sure a size-limit error names its file.
+func fileError(path string, err error) error {
+	if errors.Is(err, ErrTooLarge) {
+		var ie *Error
+		if !errors.As(err, &ie) {
+			err = &Error{File: path, Err: err}
+		}
+	}
+	return err
 }
 
 type sectionCloser struct {
@@ -326,6 +367,9 @@ type sourceSink struct {
 	// request run IDs seen, to check they all belong to reported runs
 	reqRuns map[string]bool
 	n       int
+	// files are the paths of a several-file source (see readGroup); runs
+	// that do not list their files get these.
+	files []string
 }
 
 func newSourceSink(ctx context.Context, path string, w *schemas.BundleWriter, opts Options) *sourceSink {
@@ -368,6 +412,9 @@ func (s *sourceSink) Run(r *schemas.Run) error {
 	s.runs[r.ID] = true
 	run := *r
 	run.SUT = s.opts.SUT
+	if len(run.SourceFiles) == 0 && len(s.files) > 1 {
+		run.SourceFiles = s.files
+	}
 	if len(s.opts.Labels) > 0 {
 		labels := maps.Clone(run.Labels)
 		if labels == nil {

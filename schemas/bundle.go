@@ -53,6 +53,11 @@ type Source struct {
 	Tool        string   `json:"tool"`
 	ToolVersion string   `json:"tool_version"`
 	Runs        []string `json:"runs"`
+	// Files lists every file of a source that is one tool run written as
+	// several files (given as files, not as a directory); Path, SHA256
+	// and Bytes are then those of the first, the one the run's identity
+	// comes from. Counts cover all of them.
+	Files []SourceFile `json:"files,omitempty"`
 	// Counts accounts for the rows read per table: Read = Ingested +
 	// Rejected.
 	Counts map[string]Counts `json:"counts"`
@@ -63,6 +68,15 @@ type Source struct {
 	// Warnings are facts about the input that did not cost a row, such as
 	// unknown keys kept as labels.
 	Warnings []string `json:"warnings,omitempty"`
+}
+
+// A SourceFile is one file of a several-file source.
+type SourceFile struct {
+	Path        string `json:"path"`
+	SHA256      string `json:"sha256"`
+	Bytes       int64  `json:"bytes"`
+	Compression string `json:"compression,omitempty"`
+	Format      string `json:"format,omitempty"`
 }
 
 // Counts accounts for one table's rows from one source: every row read is

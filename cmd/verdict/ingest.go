@@ -106,8 +106,12 @@ func reportIngest(cmd *cli.Command, sum ingest.Summary) {
 	runs := sum.Totals(schemas.TableRuns)
 	reqs := sum.Totals(schemas.TableRequests)
 	mets := sum.Totals(schemas.TableMetrics)
+	files := 0
+	for _, s := range sum.Manifest.Sources {
+		files += max(1, len(s.Files)) // a several-file source lists its files
+	}
 	fmt.Fprintf(w, "wrote %s: %d runs, %d requests (%d rejected), %d metric rows (%d rejected) from %d files\n",
-		sum.Dest, runs.Ingested, reqs.Ingested, reqs.Rejected, mets.Ingested, mets.Rejected, len(sum.Manifest.Sources))
+		sum.Dest, runs.Ingested, reqs.Ingested, reqs.Rejected, mets.Ingested, mets.Rejected, files)
 	for _, s := range sum.Manifest.Sources {
 		for _, warn := range s.Warnings {
 			fmt.Fprintf(errw, "warning: %s: %s\n", s.Path, warn)

@@ -61,6 +61,7 @@ const (
 	kindSliceCSV   = "aiperf-timeslices-csv"
 	kindTelemetry  = "aiperf-gpu-telemetry"
 	kindDir        = "aiperf-dir"
+	kindFiles      = "aiperf-files" // one run's exports given as files
 )
 
 // metricBlock matches a GenAI-Perf-style metric block ({"unit": ...}),

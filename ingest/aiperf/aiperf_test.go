@@ -493,3 +493,170 @@ func TestFormatOverride(t *testing.T) {
 		t.Errorf("vLLM file read as AIPerf: %v", err)
 	}
 }
+
+// copyAs copies files of the hand-made artifact set into dir under new
+// names (old name -> new name), the layout of exports given as files.
+func copyAs(t *testing.T, dir string, names map[string]string) []string {
+	t.Helper()
+	var out []string
+	for _, old := range []string{"profile_export_aiperf.json", "profile_export_aiperf.csv", "profile_export.jsonl", "gpu_telemetry_export.jsonl", "profile_export_aiperf_timeslices.json"} {
+		name, ok := names[old]
+		if !ok {
+			continue
+		}
+		data, err := os.ReadFile(filepath.Join(artifacts, old))
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+// TestFilesAsOneRun gives the records, summary and telemetry of one run as
+// files (as a shell glob does), under AIPerf's default names, under a
+// --profile-export-prefix and under renamed copies: each is one run, as
+// the directory form gives, that lists every file.
+func TestFilesAsOneRun(t *testing.T) {
+	ctx := context.Background()
+	dirSum, err := ingest.ToBundle(ctx, []string{artifacts}, filepath.Join(t.TempDir(), "dir"), ingest.Options{Formats: all.Formats()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := dirSum.Totals(schemas.TableRequests).Ingested
+	for _, c := range []struct {
+		name  string
+		names map[string]string
+	}{
+		{"default names", map[string]string{"profile_export.jsonl": "profile_export.jsonl", "profile_export_aiperf.json": "profile_export_aiperf.json",
+			"gpu_telemetry_export.jsonl": "gpu_telemetry_export.jsonl"}},
+		{"prefix", map[string]string{"profile_export.jsonl": "myrun.jsonl", "profile_export_aiperf.json": "myrun.json",
+			"gpu_telemetry_export.jsonl": "myrun_gpu_telemetry.jsonl", "profile_export_aiperf_timeslices.json": "myrun_timeslices.json"}},
+		{"prefix, old telemetry name", map[string]string{"profile_export.jsonl": "myrun.jsonl", "profile_export_aiperf.json": "myrun_aiperf.json",
+			"gpu_telemetry_export.jsonl": "gpu_telemetry_export.jsonl"}},
+		{"renamed copies", map[string]string{"profile_export.jsonl": "qwen_c1_profile_export.jsonl", "profile_export_aiperf.json": "qwen_c1_profile_export_aiperf.json",
+			"profile_export_aiperf.csv": "qwen_c1_profile_export_aiperf.csv", "gpu_telemetry_export.jsonl": "qwen_c1_gpu_telemetry_export.jsonl"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			paths := copyAs(t, dir, c.names)
+			sum, err := ingest.ToBundle(ctx, paths, filepath.Join(t.TempDir(), "b"), ingest.Options{Formats: all.Formats()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(sum.Manifest.Sources) != 1 {
+				t.Fatalf("%d sources, want one run's", len(sum.Manifest.Sources))
+			}
+			src := sum.Manifest.Sources[0]
+			if len(src.Runs) < 1 || len(src.Files) != len(paths) || src.Format != "aiperf-files" {
+				t.Errorf("source %s: runs %v, %d files, format %s", src.Path, src.Runs, len(src.Files), src.Format)
+			}
+			if got := sum.Totals(schemas.TableRequests).Ingested; got != want {
+				t.Errorf("%d requests, the directory form gives %d", got, want)
+			}
+			if got := sum.Totals(schemas.TableSamples).Ingested; got == 0 {
+				t.Error("the telemetry's samples were not read")
+			}
+			b, err := schemas.OpenBundle(sum.Dest)
+			if err != nil {
+				t.Fatal(err)
+			}
+			runs, err := b.Runs(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			main := runs[0]
+			if main.Format != "aiperf-files" || filepath.Base(main.SourcePath) != c.names["profile_export_aiperf.json"] || len(main.SourceFiles) != len(paths)-btoi(c.names["profile_export_aiperf.csv"] != "") {
+				t.Errorf("run %s: format %s, source %s, files %v", main.ID, main.Format, main.SourcePath, main.SourceFiles)
+			}
+			for _, r := range runs[1:] {
+				if !strings.HasPrefix(r.Format, "aiperf-timeslices") {
+					t.Errorf("extra run %s (%s)", r.ID, r.Format)
+				}
+			}
+		})
+	}
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// TestFilesNotOneRun: files whose names say one run and whose contents
+// say otherwise, and names that leave the pairing open, are refused with a
+// message naming the files; files of different runs stay apart.
+func TestFilesNotOneRun(t *testing.T) {
+	ctx := context.Background()
+	ingestErr := func(paths []string) error {
+		_, err := ingest.ToBundle(ctx, paths, filepath.Join(t.TempDir(), "b"), ingest.Options{Formats: all.Formats()})
+		return err
+	}
+	// Two summaries with one stem.
+	dir := t.TempDir()
+	paths := copyAs(t, dir, map[string]string{"profile_export_aiperf.json": "run1_aiperf.json", "profile_export.jsonl": "run1.jsonl"})
+	data, _ := os.ReadFile(filepath.Join(artifacts, "profile_export_aiperf.json"))
+	second := filepath.Join(dir, "run1.json")
+	os.WriteFile(second, append(data, '\n'), 0o644) // another file, not the same one twice
+	err := ingestErr(append(paths, second))
+	if err == nil || !strings.Contains(err.Error(), "run1_aiperf.json and "+second) || !strings.Contains(err.Error(), "both aiperf-json files named as one run") {
+		t.Errorf("two summaries: %v", err)
+	}
+
+	// Records of another day under the summary's stem.
+	dir = t.TempDir()
+	paths = copyAs(t, dir, map[string]string{"profile_export_aiperf.json": "run1_aiperf.json"})
+	rec, _ := os.ReadFile(filepath.Join(artifacts, "profile_export.jsonl"))
+	rec = []byte(strings.ReplaceAll(string(rec), `"request_start_ns": 17646696`, `"request_start_ns": 17640000`))
+	recPath := filepath.Join(dir, "run1.jsonl")
+	os.WriteFile(recPath, rec, 0o644)
+	err = ingestErr(append(paths, recPath))
+	if err == nil || !strings.Contains(err.Error(), "are named as one run, but their time differs") || !strings.Contains(err.Error(), recPath) {
+		t.Errorf("records of another run: %v", err)
+	}
+
+	// Different stems: two runs.
+	dir = t.TempDir()
+	paths = copyAs(t, dir, map[string]string{"profile_export_aiperf.json": "a_aiperf.json", "profile_export.jsonl": "b.jsonl"})
+	sum, err := ingest.ToBundle(ctx, paths, filepath.Join(t.TempDir(), "b"), ingest.Options{Formats: all.Formats()})
+	if err != nil || len(sum.Manifest.Sources) != 2 {
+		t.Errorf("different stems: %v, %d sources", err, len(sum.Manifest.Sources))
+	}
+}
+
+// TestCorpusFilesAsOneRun ingests the real AIPerf corpus as files: the
+// trimmed v0.2 run's records, summary and telemetry are one run, and the
+// disagreements the trimming causes are one warning that says so.
+func TestCorpusFilesAsOneRun(t *testing.T) {
+	dir := ingesttest.SharedDir(t, "aiperf")
+	paths, _ := filepath.Glob(filepath.Join(dir, "v*"))
+	sum, err := ingest.ToBundle(context.Background(), paths, filepath.Join(t.TempDir(), "b"), ingest.Options{Formats: all.Formats()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sum.Manifest.Sources) != 3 {
+		t.Fatalf("%d sources, want 3 runs (v0.1.1, v0.2.x in three files, v0.8.0 in two)", len(sum.Manifest.Sources))
+	}
+	src := sum.Manifest.Sources[1]
+	if len(src.Files) != 3 || len(src.Runs) != 1 {
+		t.Fatalf("v0.2.x source: %d files, runs %v", len(src.Files), src.Runs)
+	}
+	n := 0
+	for _, w := range src.Warnings {
+		if strings.Contains(w, "disagree") {
+			n++
+			if !strings.Contains(w, "the records hold 10 of the 64 successful requests the summary counts") || !regexp.MustCompile(`: \d+ reported statistics disagree`).MatchString(w) {
+				t.Errorf("warning %q", w)
+			}
+		}
+	}
+	if n != 1 {
+		t.Errorf("%d disagreement warnings, want one for the one cause", n)
+	}
+}

@@ -29,6 +29,35 @@ type artifactSet struct {
 	summary, csv, records, slices, sliceCSV string
 	telemetry                               string
 	others                                  []string
+	// asFiles holds the inputs of a set given as files (see group.go),
+	// by path; nil for a directory.
+	asFiles map[string]*ingest.Input
+}
+
+// input opens one file of the set.
+func (s artifactSet) input(path string) (*ingest.Input, error) {
+	if in, ok := s.asFiles[path]; ok {
+		return in, nil
+	}
+	return fileInput(path)
+}
+
+// files lists the set's files that are read, in reading order.
+func (s artifactSet) files() []string {
+	var out []string
+	csv, sliceCSV := s.csv, s.sliceCSV
+	if s.summary != "" {
+		csv = "" // not read: it repeats the JSON
+	}
+	if s.slices != "" {
+		sliceCSV = ""
+	}
+	for _, p := range []string{s.summary, csv, s.records, s.telemetry, s.slices, sliceCSV} {
+		if p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 func fileInput(path string) (*ingest.Input, error) {
@@ -146,7 +175,7 @@ func readSet(ctx context.Context, s artifactSet, sink ingest.Sink) (string, erro
 	var main *summaryRun
 	summaryPath := firstNonEmpty(s.summary, s.csv)
 	if summaryPath != "" {
-		in, err := fileInput(summaryPath)
+		in, err := s.input(summaryPath)
 		if err != nil {
 			return "", err
 		}
@@ -158,7 +187,14 @@ func readSet(ctx context.Context, s artifactSet, sink ingest.Sink) (string, erro
 			return "", err
 		}
 		main.run.Format = kindDir
-		main.label("artifact_dir", filepath.Base(s.dir))
+		if s.asFiles != nil {
+			main.run.Format = kindFiles
+		} else {
+			main.label("artifact_dir", filepath.Base(s.dir))
+		}
+		if fs := s.files(); len(fs) > 1 {
+			main.run.SourceFiles = fs
+		}
 		if s.summary != "" && s.csv != "" {
 			sink.Warn(fmt.Sprintf("%s not read: it repeats %s with rounded values", s.csv, filepath.Base(s.summary)))
 		}
@@ -169,7 +205,7 @@ func readSet(ctx context.Context, s artifactSet, sink ingest.Sink) (string, erro
 		runID = main.run.ID
 	}
 	if s.records != "" {
-		in, err := fileInput(s.records)
+		in, err := s.input(s.records)
 		if err != nil {
 			return "", err
 		}
@@ -184,6 +220,7 @@ func readSet(ctx context.Context, s artifactSet, sink ingest.Sink) (string, erro
 		var reported []schemas.Metric
 		if main != nil {
 			reported = main.reported
+			r.summaryCount = main.run.Completed
 			mergeRecords(main, r, sink)
 		} else {
 			standalone = r.standaloneRun()
@@ -193,7 +230,7 @@ func readSet(ctx context.Context, s artifactSet, sink ingest.Sink) (string, erro
 		}
 	}
 	if s.telemetry != "" {
-		in, err := fileInput(s.telemetry)
+		in, err := s.input(s.telemetry)
 		if err != nil {
 			return "", err
 		}
@@ -217,6 +254,9 @@ func readSet(ctx context.Context, s artifactSet, sink ingest.Sink) (string, erro
 		}
 	case standalone != nil:
 		version = standalone.ToolVersion
+		if fs := s.files(); len(fs) > 1 {
+			standalone.SourceFiles = fs
+		}
 		if err := sink.Run(standalone); err != nil {
 			return "", err
 		}
@@ -225,7 +265,7 @@ func readSet(ctx context.Context, s artifactSet, sink ingest.Sink) (string, erro
 		if p.path == "" || (p.kind == kindSliceCSV && s.slices != "") {
 			continue
 		}
-		in, err := fileInput(p.path)
+		in, err := s.input(p.path)
 		if err != nil {
 			return "", err
 		}

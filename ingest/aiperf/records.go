@@ -107,6 +107,7 @@ type recordReader struct {
 	req schemas.Request
 
 	rows, rejected      int64
+	summaryCount        schemas.Opt[int64] // the summary's request_count, when read with one
 	streamed, devLayout bool
 	phaseSeen, creditNs bool
 	itlChecked, itlOff  int64
@@ -907,7 +908,7 @@ func (r *recordReader) emitComputed(reported []schemas.Metric) error {
 		}
 	}
 	if reported != nil && r.rejected == 0 {
-		compare(r.sink, r.in.Path, reported, out)
+		r.check(reported, out)
 	}
 	return nil
 }
@@ -952,27 +953,18 @@ const (
 	agreeRelRate = 1e-6
 )
 
-// compare warns about reported statistics that disagree with recomputed
-// ones.
-func compare(sink ingest.Sink, path string, reported, computed []schemas.Metric) {
-	byKey := map[string]schemas.Metric{}
-	for _, m := range computed {
-		m.Source = schemas.SourceReported
-		byKey[m.Key()] = m
+// check compares reported statistics with those recomputed from the
+// records; a summary that counts more requests than the records hold (a
+// trimmed records file) is the cause of the disagreements it finds.
+func (r *recordReader) check(reported, computed []schemas.Metric) {
+	c := ingest.Check{Where: r.in.Path, From: "the records", Tolerance: func(m schemas.Metric) float64 {
+		if schemas.MustLookup(m.MetricID).Level == schemas.LevelRun {
+			return agreeRelRate
+		}
+		return agreeRel
+	}}
+	if n := r.summaryCount; n.OK && n.V != r.rc.ok {
+		c.Cause = fmt.Sprintf("the records hold %d of the %d successful requests the summary counts, so their statistics are of another population", r.rc.ok, n.V)
 	}
-	for _, rep := range reported {
-		c, ok := byKey[rep.Key()]
-		if !ok || !rep.Value.OK {
-			continue
-		}
-		tol := agreeRel
-		if schemas.MustLookup(rep.MetricID).Level == schemas.LevelRun {
-			tol = agreeRelRate
-		}
-		if d := math.Abs(rep.Value.V - c.Value.V); d > tol*math.Max(math.Abs(rep.Value.V), 1e-12) && d > 1e-12 {
-			sink.Warn(fmt.Sprintf("%s: reported %s = %s disagrees with %s recomputed from the records (relative difference %.2g)",
-				path, rep.NativeName, strconv.FormatFloat(rep.Value.V, 'g', -1, 64), strconv.FormatFloat(c.Value.V, 'g', -1, 64),
-				d/math.Max(math.Abs(rep.Value.V), 1e-12)))
-		}
-	}
+	c.Compare(r.sink, reported, computed)
 }

@@ -829,22 +829,8 @@ const agreeRel = 1e-9
 // compare warns about reported statistics that disagree with recomputed
 // ones.
 func compare(sink ingest.Sink, rs *runState, computed []schemas.Metric) {
-	byKey := map[string]schemas.Metric{}
-	for _, m := range computed {
-		m.Source = schemas.SourceReported
-		byKey[m.Key()] = m
-	}
-	for _, rep := range rs.reported {
-		c, ok := byKey[rep.Key()]
-		if !ok || !rep.Value.OK {
-			continue
-		}
-		if d := math.Abs(rep.Value.V - c.Value.V); d > agreeRel*math.Max(math.Abs(rep.Value.V), 1e-12) && d > 1e-12 {
-			sink.Warn(fmt.Sprintf("%s: reported %s = %s disagrees with %s recomputed from the raw export (relative difference %.2g)",
-				rs.run.SourcePath, rep.NativeName, strconv.FormatFloat(rep.Value.V, 'g', -1, 64), strconv.FormatFloat(c.Value.V, 'g', -1, 64),
-				d/math.Max(math.Abs(rep.Value.V), 1e-12)))
-		}
-	}
+	ingest.Check{Where: rs.run.SourcePath, From: "the raw export", Tolerance: func(schemas.Metric) float64 { return agreeRel }}.
+		Compare(sink, rs.reported, computed)
 }
 
 // finish completes the runs with what the file says after its

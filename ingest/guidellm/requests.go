@@ -4,8 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"strconv"
 
+	"github.com/verdict-llm/verdict/ingest"
 	"github.com/verdict-llm/verdict/schemas"
 	"github.com/verdict-llm/verdict/stats"
 )
@@ -452,28 +452,21 @@ func (r *benchReader) emitComputed(run *schemas.Run, rc *recompute) error {
 // (GuideLLM drops requests outside its measurement window from some
 // metrics) is not compared.
 func (r *benchReader) compare(computed []schemas.Metric) {
-	byKey := map[string]schemas.Metric{}
+	counts := map[string]schemas.Opt[int64]{}
 	for _, m := range computed {
-		m.Source = schemas.SourceReported
-		byKey[m.Key()] = m
+		counts[string(m.MetricID)] = m.N
 	}
 	skipped := map[schemas.MetricID]bool{}
+	var same []schemas.Metric
 	for _, rep := range r.reported {
-		c, ok := byKey[rep.Key()]
-		if !ok || !rep.Value.OK {
-			continue
-		}
-		if rep.N.OK && c.N.OK && rep.N.V != c.N.V {
+		if n, ok := counts[string(rep.MetricID)]; ok && rep.N.OK && n.OK && rep.N.V != n.V {
 			if !skipped[rep.MetricID] {
 				skipped[rep.MetricID] = true
-				r.sink.Warn(fmt.Sprintf("%s: %s not compared with the records: the tool counted %d, the records give %d", r.record(), rep.MetricID, rep.N.V, c.N.V))
+				r.sink.Warn(fmt.Sprintf("%s: %s not compared with the records: the tool counted %d, the records give %d", r.record(), rep.MetricID, rep.N.V, n.V))
 			}
 			continue
 		}
-		if d := math.Abs(rep.Value.V - c.Value.V); d > 1e-6*math.Max(math.Abs(rep.Value.V), 1e-12) && d > 1e-12 {
-			r.sink.Warn(fmt.Sprintf("%s: reported %s = %s disagrees with %s recomputed from the request records (relative difference %.2g)",
-				r.record(), rep.NativeName, strconv.FormatFloat(rep.Value.V, 'g', -1, 64), strconv.FormatFloat(c.Value.V, 'g', -1, 64),
-				d/math.Max(math.Abs(rep.Value.V), 1e-12)))
-		}
+		same = append(same, rep)
 	}
+	ingest.Check{Where: r.record(), From: "the request records"}.Compare(r.sink, same, computed)
 }

@@ -140,6 +140,12 @@ func Dump(t testing.TB, r *Result) []byte {
 	}{r.Format, r.Tool, r.Version, slices.Clone(r.Runs), r.Requests, r.Metrics, r.Samples, r.Rejections, slices.Clone(r.Warnings)}
 	for i := range v.Runs {
 		v.Runs[i].SourcePath = filepath.Base(v.Runs[i].SourcePath)
+		if fs := v.Runs[i].SourceFiles; fs != nil {
+			v.Runs[i].SourceFiles = make([]string, len(fs))
+			for j, f := range fs {
+				v.Runs[i].SourceFiles[j] = filepath.Base(f)
+			}
+		}
 	}
 	for i, w := range v.Warnings {
 		v.Warnings[i] = strings.ReplaceAll(w, "testdata/", "")

@@ -437,24 +437,10 @@ const (
 // compare warns about reported statistics that disagree with recomputed
 // ones.
 func (r *runReader) compare(computed []schemas.Metric, derivedE2E bool) {
-	byKey := map[string]schemas.Metric{}
-	for _, m := range computed {
-		m.Source = schemas.SourceReported
-		byKey[m.Key()] = m
-	}
-	for _, rep := range r.reported {
-		c, ok := byKey[rep.Key()]
-		if !ok || !rep.Value.OK {
-			continue
+	ingest.Check{Where: r.recordName(), From: "the per-request arrays", Tolerance: func(m schemas.Metric) float64 {
+		if derivedE2E && (m.MetricID == schemas.E2E || m.MetricID == schemas.TPOT || m.MetricID == schemas.TPOTInclTTFT) {
+			return agreeRelDerived
 		}
-		tol := agreeRel
-		if derivedE2E && (rep.MetricID == schemas.E2E || rep.MetricID == schemas.TPOT || rep.MetricID == schemas.TPOTInclTTFT) {
-			tol = agreeRelDerived
-		}
-		if d := math.Abs(rep.Value.V - c.Value.V); d > tol*math.Max(math.Abs(rep.Value.V), 1e-12) && d > 1e-12 {
-			r.sink.Warn(fmt.Sprintf("%s: reported %s = %s disagrees with %s recomputed from the per-request arrays (relative difference %.2g)",
-				r.recordName(), rep.NativeName, strconv.FormatFloat(rep.Value.V, 'g', -1, 64), strconv.FormatFloat(c.Value.V, 'g', -1, 64),
-				d/math.Max(math.Abs(rep.Value.V), 1e-12)))
-		}
-	}
+		return agreeRel
+	}}.Compare(r.sink, r.reported, computed)
 }
