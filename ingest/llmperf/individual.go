@@ -28,103 +28,140 @@ type okRow struct {
 	hasIn, hasOut        bool
 }
 
-func readIndividual(ctx context.Context, in *ingest.Input, sc *jsonscan.Scanner, open jsonscan.Token, sink ingest.Sink) error {
-	runID := ingest.RunID("llmperf", in.SHA256, 0)
-	var (
-		q        schemas.Request // reused: the sink copies what it keeps
-		ms       []member
-		rows     []okRow
-		n        int
-		failed   int
-		codes    = map[string]int{}
-		rejected int
-		lists    bool
-	)
+// A responsesReader reads an individual-responses list: each response is
+// a request row or a rejection, and the successful ones are kept for the
+// recomputed statistics.
+type responsesReader struct {
+	ctx   context.Context
+	in    *ingest.Input
+	sink  ingest.Sink
+	runID string
+
+	q        schemas.Request // reused: the sink copies what it keeps
+	ms       []member
+	rows     []okRow
+	n        int
+	failed   int
+	codes    map[string]int
+	rejected int
+	lists    bool
+}
+
+func newResponsesReader(ctx context.Context, in *ingest.Input, sink ingest.Sink, runID string) *responsesReader {
+	return &responsesReader{ctx: ctx, in: in, sink: sink, runID: runID, codes: map[string]int{}}
+}
+
+// read reads the list whose '[' was just returned.
+func (r *responsesReader) read(sc *jsonscan.Scanner) error {
 	for {
 		tok, err := sc.Next()
 		if err != nil {
-			return syntaxErr(in.Path, err)
+			return syntaxErr(r.in.Path, err)
 		}
 		if tok.Kind == jsonscan.EndArray {
-			break
+			return nil
 		}
-		i := n
-		n++
+		i := r.n
+		r.n++
 		if i&0xfff == 0 {
-			if err := ctx.Err(); err != nil {
+			if err := r.ctx.Err(); err != nil {
 				return err
 			}
 		}
-		if tok.Kind != jsonscan.BeginObject {
-			if err := sc.Skip(tok); err != nil {
-				return syntaxErr(in.Path, err)
-			}
-			sink.Reject(schemas.Rejection{Table: schemas.TableRequests, Line: tok.Pos.Line, Column: tok.Pos.Col, Record: fmt.Sprintf("request %d", i),
-				Reason: "expected a response object, found " + tok.Kind.String()})
-			rejected++
-			continue
-		}
-		ms, err = readObject(sc, in.Path, ms, false)
-		if err != nil {
-			return err
-		}
-		var (
-			row okRow
-			rej *schemas.Rejection
-		)
-		row, q, rej = parseResponse(runID, i, ms, tok)
-		if rej != nil {
-			rej.Record = fmt.Sprintf("request %d", i)
-			sink.Reject(*rej)
-			rejected++
-			continue
-		}
-		if q.Status == schemas.StatusError {
-			failed++
-			codes[codeOf(ms)]++
-		} else {
-			rows = append(rows, row)
-			if row.itlList != nil {
-				lists = true
-			}
-		}
-		if err := sink.Request(&q); err != nil {
+		if err := r.response(sc, tok, i); err != nil {
 			return err
 		}
 	}
-	e := individualEra(rows, lists)
+}
+
+// response reads the i-th element.
+func (r *responsesReader) response(sc *jsonscan.Scanner, tok jsonscan.Token, i int) error {
+	if tok.Kind != jsonscan.BeginObject {
+		if err := sc.Skip(tok); err != nil {
+			return syntaxErr(r.in.Path, err)
+		}
+		r.sink.Reject(schemas.Rejection{Table: schemas.TableRequests, Line: tok.Pos.Line, Column: tok.Pos.Col, Record: fmt.Sprintf("request %d", i),
+			Reason: "expected a response object, found " + tok.Kind.String()})
+		r.rejected++
+		return nil
+	}
+	var err error
+	if r.ms, err = readObject(sc, r.in.Path, r.ms, false); err != nil {
+		return err
+	}
+	row, q, rej := parseResponse(r.runID, i, r.ms, tok)
+	if rej != nil {
+		rej.Record = fmt.Sprintf("request %d", i)
+		r.sink.Reject(*rej)
+		r.rejected++
+		return nil
+	}
+	r.q = q
+	if q.Status == schemas.StatusError {
+		r.failed++
+		r.codes[codeOf(r.ms)]++
+	} else {
+		r.rows = append(r.rows, row)
+		if row.itlList != nil {
+			r.lists = true
+		}
+	}
+	return r.sink.Request(&r.q)
+}
+
+// errorCodes renders the failed responses' codes with their counts.
+func (r *responsesReader) errorCodes() string {
+	if len(r.codes) == 0 {
+		return ""
+	}
+	keys := make([]string, 0, len(r.codes))
+	for k := range r.codes {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	parts := make([]string, len(keys))
+	for j, k := range keys {
+		parts[j] = fmt.Sprintf("%s: %d", k, r.codes[k])
+	}
+	return strings.Join(parts, ", ")
+}
+
+// flags are what the responses themselves add to a run's flags.
+func (r *responsesReader) flags() []string {
+	var out []string
+	if r.rejected > 0 {
+		out = append(out, "rows_rejected")
+		r.sink.Warn(fmt.Sprintf("%d of %d responses were rejected; the recomputed statistics cover the %d ingested ones", r.rejected, r.n, r.n-r.rejected))
+	}
+	if r.n == 0 {
+		out = append(out, "no_responses")
+	}
+	return out
+}
+
+func readIndividual(ctx context.Context, in *ingest.Input, sc *jsonscan.Scanner, open jsonscan.Token, sink ingest.Sink) error {
+	r := newResponsesReader(ctx, in, sink, ingest.RunID("llmperf", in.SHA256, 0))
+	if err := r.read(sc); err != nil {
+		return err
+	}
+	e := individualEra(r.rows, r.lists)
 	version := "LLMPerf (individual responses), " + e.desc
 	run := schemas.Run{
-		ID: runID, Tool: "llmperf", ToolVersion: version, Format: "llmperf-individual",
+		ID: r.runID, Tool: "llmperf", ToolVersion: version, Format: "llmperf-individual",
 		SourcePath: in.Path, SourceSHA256: in.SHA256, Tokenizer: tokenizer, TokenSource: tokenSource,
 		Scenario: schemas.ScenarioConcurrency, Arrival: schemas.ArrivalClosedLoop, Streaming: schemas.Some(true),
-		NumPrompts: schemas.Some(int64(n)), Completed: schemas.Some(int64(len(rows))), Failed: schemas.Some(int64(failed)),
+		NumPrompts: schemas.Some(int64(r.n)), Completed: schemas.Some(int64(len(r.rows))), Failed: schemas.Some(int64(r.failed)),
 		Labels: map[string]string{"result_name": resultName(in.Path)}, Flags: slices.Clone(e.flags),
 	}
-	if len(codes) > 0 {
-		keys := make([]string, 0, len(codes))
-		for k := range codes {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		parts := make([]string, len(keys))
-		for j, k := range keys {
-			parts[j] = fmt.Sprintf("%s: %d", k, codes[k])
-		}
-		run.Labels["error_codes"] = strings.Join(parts, ", ")
+	if c := r.errorCodes(); c != "" {
+		run.Labels["error_codes"] = c
 	}
-	if rejected > 0 {
-		run.Flags = append(run.Flags, "rows_rejected")
-		sink.Warn(fmt.Sprintf("%d of %d responses were rejected; the recomputed statistics cover the %d ingested ones", rejected, n, n-rejected))
-	}
-	if n == 0 {
-		run.Flags = append(run.Flags, "no_responses")
-	}
+	run.Flags = append(run.Flags, r.flags()...)
 	slices.Sort(run.Flags)
 	if err := sink.Run(&run); err != nil {
 		return err
 	}
-	if err := emitComputed(run.ID, e, rows, sink); err != nil {
+	if _, err := emitComputed(run.ID, e, r.rows, sink); err != nil {
 		return err
 	}
 	sink.Describe("llmperf-individual", "llmperf", version)
@@ -264,12 +301,17 @@ func parseResponse(runID string, i int, ms []member, open jsonscan.Token) (okRow
 	return row, q, nil
 }
 
-// individualEra infers the code's era from the responses themselves. A
-// per-request rate that counts tokens times the latency gives the token
-// count back; one that counts chunks (before 2024-04-07) does not. That
-// code divided the ITL by tokenizer tokens. After it, the ITL divisor was
-// tokens until 2024-12-08 and chunks since; the data cannot tell these
-// apart when chunks carry one token each, and the current code is assumed.
+// individualEra infers the code's era from the responses themselves
+// (docs/formats/llmperf.md, "Dating a run"). From 2024-04-07 the
+// per-request rate is number_output_tokens / end_to_end_latency_s, so the
+// rate times the latency gives the token count back exactly (to float
+// rounding); before, it counted streamed chunks. A ratio far from 1 is
+// chunk-counting code, which divided the ITL by tokenizer tokens. A ratio
+// of exactly 1 is the newer code, whose ITL divisor was tokens until
+// 2024-12-08 and chunks since: the data cannot tell these apart, and the
+// current code is assumed. A ratio near 1 but not exact (chunks of about
+// one token each) fits the older code, but cannot rule out the newer: the
+// era is unknown, and a paired summary's date decides (see ReadGroup).
 func individualEra(rows []okRow, lists bool) era {
 	var ratios []float64
 	for _, r := range rows {
@@ -289,9 +331,19 @@ func individualEra(rows []okRow, lists bool) era {
 	}
 	slices.Sort(ratios)
 	med := stats.Quantile(ratios, 0.5, stats.Linear)
-	if math.Abs(med-1) <= 0.02 {
+	exact := math.Abs(ratios[0]-1) <= 1e-9 && math.Abs(ratios[len(ratios)-1]-1) <= 1e-9
+	switch {
+	case exact:
 		e.flags = append(e.flags, "itl_per_chunk_assumed")
 		e.desc = "rates count tokens: code of 2024-04-07 or later (ITL over chunks assumed, as since 2024-12-08)"
+		return e
+	case math.Abs(med-1) <= 0.02:
+		if !lists {
+			e.itlID = schemas.TPOTInclTTFT
+		}
+		e.rateID = schemas.RequestOutputChunkRate
+		e.flags = append(e.flags, "llmperf_code_date_unknown", "llmperf_itl_divisor_uncertain", "llmperf_rate_count_uncertain")
+		e.desc = fmt.Sprintf("code date unknown: rates are within 2%% of tokens / latency but not equal (median %.4g), chunks of about one token each fit the code before 2024-04-07 (assumed) as well as later code", med)
 		return e
 	}
 	if !lists {
@@ -306,7 +358,8 @@ func individualEra(rows []okRow, lists bool) era {
 // emitComputed recomputes the summary's statistics the way
 // token_benchmark_ray.py does: over successful requests, NaNs dropped,
 // pandas quantiles (linear), mean, min, max and std with ddof 1.
-func emitComputed(runID string, e era, rows []okRow, sink ingest.Sink) error {
+func emitComputed(runID string, e era, rows []okRow, sink ingest.Sink) ([]schemas.Metric, error) {
+	var out []schemas.Metric
 	ids := []schemas.MetricID{e.itlID, schemas.TTFT, schemas.E2E, e.rateID, schemas.InputTokens, schemas.OutputTokens}
 	var xs []float64
 	for col, id := range ids {
@@ -356,29 +409,30 @@ func emitComputed(runID string, e era, rows []okRow, sink ingest.Sink) error {
 			if math.IsNaN(v) {
 				m.Value = schemas.Opt[float64]{}
 			}
+			out = append(out, m)
 			return sink.Metric(&m)
 		}
 		for _, p := range summaryQuantiles {
 			if err := add(schemas.StatP, string(stats.Linear), schemas.Some(p), stats.Quantile(sorted, p/100, stats.Linear), ""); err != nil {
-				return err
+				return nil, err
 			}
 		}
 		if err := add(schemas.StatMean, "arithmetic", schemas.Opt[float64]{}, mean, ""); err != nil {
-			return err
+			return nil, err
 		}
 		if err := add(schemas.StatMin, "", schemas.Opt[float64]{}, sorted[0], ""); err != nil {
-			return err
+			return nil, err
 		}
 		if err := add(schemas.StatMax, "", schemas.Opt[float64]{}, sorted[len(sorted)-1], ""); err != nil {
-			return err
+			return nil, err
 		}
 		std, note := math.NaN(), "one value: the sample std is undefined"
 		if len(xs) > 1 {
 			std, note = stats.StdDev(xs, 1), ""
 		}
 		if err := add(schemas.StatStd, "sample", schemas.Opt[float64]{}, std, note); err != nil {
-			return err
+			return nil, err
 		}
 	}
-	return nil
+	return out, nil
 }

@@ -2,14 +2,13 @@
 // token_benchmark_ray.py: <name>_summary.json (one flat object) and
 // <name>_individual_responses.json (a list of per-request objects).
 //
-// The two files are separate inputs and each is one run. A summary run
-// holds the tool's statistics; an individual-responses run holds the
-// request rows and the statistics verdict recomputes from them the way the
-// tool summarises (requests without error_code only, pandas linear
-// percentiles, std with ddof 1). Both runs carry the label result_name
-// (the file name without its suffix) so a pair can be joined; the tests
-// check that the recomputed statistics reproduce the summary's. Reading
-// one file never opens another.
+// Given together (same directory, same <name>), the two files are one run
+// (group.go): the summary's statistics, the responses' request rows, and
+// the statistics verdict recomputes from them the way the tool summarises
+// (requests without error_code only, pandas linear percentiles, std with
+// ddof 1), checked against the summary's. Given alone, each file is a run
+// of its own, with the label result_name (the file name without its
+// suffix).
 //
 // What LLMPerf's numbers mean changed with its code, and no file records
 // the code version (the "version" field has said 2023-08-31 since the
@@ -25,8 +24,9 @@
 //
 // A summary is dated by its timestamp (the run's date bounds its code's
 // date from above); an individual-responses file by its data (a
-// chunk-based rate times the latency is not the token count). The choice
-// is recorded as run flags. Token counts come from the
+// chunk-based rate times the latency is not the token count), and when
+// the data cannot tell the eras apart the era is unknown; a pair takes
+// the summary's date. The choice is recorded as run flags. Token counts come from the
 // hf-internal-testing/llama-tokenizer and include the BOS token.
 // Failed requests (error_code set; LLMPerf writes zeros for their
 // latencies) are request rows with status error and no latency.

@@ -375,3 +375,112 @@ func TestDriver(t *testing.T) {
 		}
 	}
 }
+
+// ingestFiles runs the driver over files of testdata.
+func ingestFiles(t *testing.T, names ...string) (ingest.Summary, error) {
+	t.Helper()
+	var paths []string
+	for _, n := range names {
+		paths = append(paths, filepath.Join("testdata", n))
+	}
+	return ingest.ToBundle(context.Background(), paths, filepath.Join(t.TempDir(), "b"), ingest.Options{Formats: all.Formats()})
+}
+
+// TestPairIsOneRun: a summary and its individual responses given together
+// are one run that lists both files, holds the responses' rows, and whose
+// recomputed statistics agree with the summary's (no warning).
+func TestPairIsOneRun(t *testing.T) {
+	sum, err := ingestFiles(t, "demo_summary.json", "demo_individual_responses.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sum.Manifest.Sources) != 1 {
+		t.Fatalf("%d sources", len(sum.Manifest.Sources))
+	}
+	src := sum.Manifest.Sources[0]
+	if len(src.Runs) != 1 || len(src.Files) != 2 || src.Format != "llmperf-pair" || len(src.Warnings) != 0 {
+		t.Errorf("source: runs %v, files %v, format %s, warnings %q", src.Runs, src.Files, src.Format, src.Warnings)
+	}
+	if c := src.Counts[schemas.TableRequests]; c.Ingested != 12 {
+		t.Errorf("requests %+v", c)
+	}
+	if c := src.Counts[schemas.TableMetrics]; c.Computed != 60 || c.Ingested == 0 {
+		t.Errorf("metrics %+v", c)
+	}
+	b, _ := schemas.OpenBundle(sum.Dest)
+	runs, _ := b.Runs(context.Background())
+	if r := runs[0]; len(r.SourceFiles) != 2 || r.Completed.V != 10 || r.Labels["error_codes"] != "-1: 1, 429: 1" {
+		t.Errorf("run %+v", r)
+	}
+
+	// The leaderboard pairs of the corpus: two runs of 150 requests each.
+	dir := ingesttest.SharedDir(t, "llmperf")
+	files, _ := filepath.Glob(filepath.Join(dir, "*.json"))
+	sum, err = ingest.ToBundle(context.Background(), files, filepath.Join(t.TempDir(), "c"), ingest.Options{Formats: all.Formats()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sum.Manifest.Sources) != 2 {
+		t.Fatalf("%d sources, want the two pairs", len(sum.Manifest.Sources))
+	}
+	for _, s := range sum.Manifest.Sources {
+		if len(s.Runs) != 1 || s.Counts[schemas.TableRequests].Ingested != 150 || len(s.Warnings) != 0 {
+			t.Errorf("%s: runs %v, counts %v, warnings %q", s.Path, s.Runs, s.Counts, s.Warnings)
+		}
+	}
+}
+
+// TestEraOfOneTokenChunks: December 2023 responses from a server that
+// streams one token per chunk (make_era.py). Alone, their rates come within
+// 2% of tokens / latency without equalling it, which the newer code would
+// give exactly: the era is unknown and said so. With their summary, the
+// summary's date decides: chunk-counting code, ITL over tokenizer tokens,
+// the same definitions as the summary's, and no uncertainty.
+func TestEraOfOneTokenChunks(t *testing.T) {
+	r := read(t, "oneperchunk_individual_responses.json")
+	flags := strings.Join(r.Runs[0].Flags, ",")
+	if !strings.Contains(flags, "llmperf_itl_divisor_uncertain") || !strings.Contains(flags, "llmperf_code_date_unknown") ||
+		!strings.Contains(r.Runs[0].ToolVersion, "code date unknown") {
+		t.Errorf("alone: flags %s, version %q", flags, r.Runs[0].ToolVersion)
+	}
+	s := read(t, "oneperchunk_summary.json")
+	metric(t, s, schemas.TPOTInclTTFT, schemas.StatMean, -1, schemas.SourceReported)
+	metric(t, s, schemas.RequestOutputChunkRate, schemas.StatMean, -1, schemas.SourceReported)
+
+	sum, err := ingestFiles(t, "oneperchunk_summary.json", "oneperchunk_individual_responses.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := sum.Manifest.Sources[0]
+	if len(sum.Manifest.Sources) != 1 || len(src.Warnings) != 0 {
+		t.Fatalf("%d sources, warnings %q", len(sum.Manifest.Sources), src.Warnings)
+	}
+	b, _ := schemas.OpenBundle(sum.Dest)
+	runs, _ := b.Runs(context.Background())
+	if f := strings.Join(runs[0].Flags, ","); f != "request_output_throughput_counts_chunks" {
+		t.Errorf("pair flags %q", f)
+	}
+	ms, _ := b.Metrics(context.Background())
+	ids := map[schemas.MetricID]int{}
+	for _, m := range ms {
+		ids[m.MetricID]++
+	}
+	if ids[schemas.TPOTInclTTFT] != 20 || ids[schemas.RequestOutputChunkRate] != 20 || ids[schemas.TPOTInclTTFTPerChunk] != 0 || ids[schemas.E2EOutputTokenRate] != 0 {
+		t.Errorf("definitions %v: the summary's era must govern the recomputed statistics too", ids)
+	}
+}
+
+// TestPairMismatch: a summary and responses named as one run whose
+// request counts differ are refused, naming both files.
+func TestPairMismatch(t *testing.T) {
+	dir := t.TempDir()
+	s, _ := os.ReadFile(filepath.Join("testdata", "oneperchunk_summary.json"))
+	i, _ := os.ReadFile(filepath.Join("testdata", "demo_individual_responses.json"))
+	sp, ip := filepath.Join(dir, "x_summary.json"), filepath.Join(dir, "x_individual_responses.json")
+	os.WriteFile(sp, s, 0o644)
+	os.WriteFile(ip, i, 0o644)
+	_, err := ingest.ToBundle(context.Background(), []string{sp, ip}, filepath.Join(t.TempDir(), "b"), ingest.Options{Formats: all.Formats()})
+	if err == nil || !strings.Contains(err.Error(), sp+" and "+ip+" are named as one run, but their request count differs (results_num_requests_started 6 against 12 responses)") {
+		t.Errorf("err %v", err)
+	}
+}

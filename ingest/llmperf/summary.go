@@ -115,22 +115,57 @@ func truncate(s string) string {
 	return s
 }
 
-func readSummary(ctx context.Context, in *ingest.Input, sc *jsonscan.Scanner, open jsonscan.Token, sink ingest.Sink) error {
+// A summaryReader turns a summary object into a run and its reported
+// statistics.
+type summaryReader struct {
+	in      *ingest.Input
+	sink    ingest.Sink
+	ms      []member
+	era     era
+	ts      schemas.Opt[float64]
+	run     schemas.Run
+	metrics []schemas.Metric
+	used    map[string]bool
+}
+
+// get returns the last member with the key, as Python's json keeps.
+func (r *summaryReader) get(k string) (member, bool) {
+	for i := len(r.ms) - 1; i >= 0; i-- {
+		if r.ms[i].key == k {
+			return r.ms[i], true
+		}
+	}
+	return member{}, false
+}
+
+func (r *summaryReader) reject(m member, reason string) {
+	r.sink.Reject(schemas.Rejection{Table: schemas.TableMetrics, Line: m.pos.Line, Column: m.pos.Col, Field: m.key, Reason: reason})
+}
+
+// count reads a whole non-negative number.
+func (r *summaryReader) count(k string) schemas.Opt[int64] {
+	m, ok := r.get(k)
+	if !ok {
+		return schemas.Opt[int64]{}
+	}
+	f, _, ok := num(m)
+	if !ok || f < 0 || f != math.Trunc(f) || math.IsInf(f, 0) {
+		return schemas.Opt[int64]{}
+	}
+	return schemas.Some(int64(f))
+}
+
+// parseSummary reads a summary object whose '{' was just returned and
+// checks that it is a benchmark summary; nothing is reported yet.
+func parseSummary(in *ingest.Input, sc *jsonscan.Scanner, open jsonscan.Token, sink ingest.Sink) (*summaryReader, error) {
 	ms, err := readObject(sc, in.Path, nil, true)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	get := func(k string) (member, bool) {
-		for i := len(ms) - 1; i >= 0; i-- {
-			if ms[i].key == k {
-				return ms[i], true
-			}
-		}
-		return member{}, false
-	}
+	r := &summaryReader{in: in, sink: sink, ms: ms, used: map[string]bool{}}
 	for _, k := range []string{"num_mismatched_requests", "mismatch_rate"} {
-		if m, ok := get(k); ok {
-			return &ingest.Error{File: in.Path, Line: m.pos.Line, Column: m.pos.Col, Field: k,
+		if m, ok := r.get(k); ok {
+			return nil, &ingest.Error{File: in.Path, Line: m.pos.Line, Column: m.pos.Col, Field: k,
 				Err: fmt.Errorf("an LLMPerf correctness summary (llm_correctness.py), not a benchmark result")}
 		}
 	}
@@ -141,66 +176,69 @@ func readSummary(ctx context.Context, in *ingest.Input, sc *jsonscan.Scanner, op
 		}
 	}
 	if statKeys == 0 {
-		return &ingest.Error{File: in.Path, Line: open.Pos.Line, Column: open.Pos.Col,
+		return nil, &ingest.Error{File: in.Path, Line: open.Pos.Line, Column: open.Pos.Col,
 			Err: fmt.Errorf("not an LLMPerf summary: no results_<metric>_<stat> keys")}
 	}
-	var ts schemas.Opt[float64]
-	if m, ok := get("timestamp"); ok {
+	if m, ok := r.get("timestamp"); ok {
 		if f, _, ok := num(m); ok && f > 0 && !math.IsInf(f, 0) {
-			ts = schemas.Some(f)
+			r.ts = schemas.Some(f)
 		}
 	}
-	e := summaryEra(ts)
-	version := "LLMPerf"
-	if m, ok := get("version"); ok && m.text != "" {
-		version += " (results format " + m.text + ")"
+	r.era = summaryEra(r.ts)
+	return r, nil
+}
+
+// version is the run's tool version text.
+func (r *summaryReader) version() string {
+	v := "LLMPerf"
+	if m, ok := r.get("version"); ok && m.text != "" {
+		v += " (results format " + m.text + ")"
 	}
-	version += ", " + e.desc
-	run := schemas.Run{
-		ID: ingest.RunID("llmperf", in.SHA256, 0), Tool: "llmperf", ToolVersion: version, Format: "llmperf-summary",
+	return v + ", " + r.era.desc
+}
+
+// build makes the run and its statistics under the reader's era.
+func (r *summaryReader) build(ctx context.Context) error {
+	in := r.in
+	r.run = schemas.Run{
+		ID: ingest.RunID("llmperf", in.SHA256, 0), Tool: "llmperf", ToolVersion: r.version(), Format: "llmperf-summary",
 		SourcePath: in.Path, SourceSHA256: in.SHA256, Tokenizer: tokenizer, TokenSource: tokenSource,
 		Scenario: schemas.ScenarioConcurrency, Arrival: schemas.ArrivalClosedLoop, Streaming: schemas.Some(true),
-		Labels: map[string]string{"result_name": resultName(in.Path)}, Flags: slices.Clone(e.flags),
+		Labels: map[string]string{"result_name": resultName(in.Path)}, Flags: slices.Clone(r.era.flags),
 	}
-	if ts.OK {
-		t := time.Unix(int64(ts.V), 0).UTC()
-		run.ToolDate = t.Format(time.RFC3339)
+	run := &r.run
+	if r.ts.OK {
+		run.ToolDate = time.Unix(int64(r.ts.V), 0).UTC().Format(time.RFC3339)
 	}
-	reject := func(m member, reason string) {
-		sink.Reject(schemas.Rejection{Table: schemas.TableMetrics, Line: m.pos.Line, Column: m.pos.Col, Field: m.key, Reason: reason})
-	}
-	count := func(k string) schemas.Opt[int64] {
-		m, ok := get(k)
-		if !ok {
-			return schemas.Opt[int64]{}
-		}
-		f, _, ok := num(m)
-		if !ok || f < 0 || f != math.Trunc(f) || math.IsInf(f, 0) {
-			return schemas.Opt[int64]{}
-		}
-		return schemas.Some(int64(f))
-	}
-	run.NumPrompts = count("results_num_requests_started")
-	run.Completed = count("results_num_completed_requests")
-	run.Failed = count("results_number_errors")
-	if c := count("num_concurrent_requests"); c.OK && c.V > 0 {
+	run.NumPrompts = r.count("results_num_requests_started")
+	run.Completed = r.count("results_num_completed_requests")
+	run.Failed = r.count("results_number_errors")
+	if c := r.count("num_concurrent_requests"); c.OK && c.V > 0 {
 		run.MaxConcurrency = c
 		if c.V == 1 {
 			run.Scenario = schemas.ScenarioSingleStream
 		}
 	}
-	if m, ok := get("model"); ok {
+	if m, ok := r.get("model"); ok {
 		run.Model = m.text
 	}
 	noData := run.Completed.OK && run.Completed.V == 0
 	if noData {
 		run.Flags = append(run.Flags, "no_successful_requests")
 	}
+	if err := r.stats(ctx, noData); err != nil {
+		return err
+	}
+	r.values()
+	r.labels()
+	slices.Sort(run.Flags)
+	return nil
+}
 
-	base := schemas.Metric{RunID: run.ID, Source: schemas.SourceReported}
-	var metrics []schemas.Metric
-	used := map[string]bool{}
-	for _, m := range ms {
+// stats reads the results_<metric>_<stat> keys.
+func (r *summaryReader) stats(ctx context.Context, noData bool) error {
+	base := schemas.Metric{RunID: r.run.ID, Source: schemas.SourceReported}
+	for _, m := range r.ms {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
@@ -208,8 +246,8 @@ func readSummary(ctx context.Context, in *ingest.Input, sc *jsonscan.Scanner, op
 		if g == nil {
 			continue
 		}
-		used[m.key] = true
-		id := e.idOf(g[1])
+		r.used[m.key] = true
+		id := r.era.idOf(g[1])
 		row := base
 		row.MetricID, row.Unit, row.NativeName = id, schemas.MustLookup(id).Unit, m.key
 		switch {
@@ -227,18 +265,18 @@ func readSummary(ctx context.Context, in *ingest.Input, sc *jsonscan.Scanner, op
 		}
 		if m.kind == jsonscan.Null {
 			row.Note = "the tool wrote null (no data)"
-			metrics = append(metrics, row)
+			r.metrics = append(r.metrics, row)
 			continue
 		}
 		f, why, ok := num(m)
 		switch {
 		case !ok:
-			reject(m, why)
+			r.reject(m, why)
 			continue
 		case math.IsNaN(f):
 			row.Note = "the tool wrote NaN (no data, or a single request for the std)"
 		case math.IsInf(f, 0) || f < 0:
-			reject(m, "expected a finite non-negative number, found "+m.text)
+			r.reject(m, "expected a finite non-negative number, found "+m.text)
 			continue
 		case noData:
 			row.Note = "no successful requests"
@@ -248,8 +286,14 @@ func readSummary(ctx context.Context, in *ingest.Input, sc *jsonscan.Scanner, op
 				row.Note = "written as a string"
 			}
 		}
-		metrics = append(metrics, row)
+		r.metrics = append(r.metrics, row)
 	}
+	return nil
+}
+
+// values reads the run-level results.
+func (r *summaryReader) values() {
+	base := schemas.Metric{RunID: r.run.ID, Source: schemas.SourceReported}
 	for _, k := range []struct {
 		key string
 		id  schemas.MetricID
@@ -258,11 +302,11 @@ func readSummary(ctx context.Context, in *ingest.Input, sc *jsonscan.Scanner, op
 		{"results_num_completed_requests_per_min", schemas.RequestThroughput},
 		{"results_error_rate", schemas.ErrorRate},
 	} {
-		m, ok := get(k.key)
+		m, ok := r.get(k.key)
 		if !ok {
 			continue
 		}
-		used[k.key] = true
+		r.used[k.key] = true
 		row := base
 		row.MetricID, row.Stat, row.Unit, row.NativeName = k.id, schemas.StatValue, schemas.MustLookup(k.id).Unit, k.key
 		f, why, ok := num(m)
@@ -270,59 +314,80 @@ func readSummary(ctx context.Context, in *ingest.Input, sc *jsonscan.Scanner, op
 		case m.kind == jsonscan.Null:
 			row.Note = "the tool wrote null"
 		case !ok:
-			reject(m, why)
+			r.reject(m, why)
 			continue
 		case math.IsNaN(f):
 			row.Note = "the tool wrote NaN"
 		case math.IsInf(f, 0) || f < 0:
-			reject(m, "expected a finite non-negative number, found "+m.text)
+			r.reject(m, "expected a finite non-negative number, found "+m.text)
 			continue
 		case k.id == schemas.RequestThroughput:
 			row.Value = schemas.Some(f / 60)
 			row.Note = "requests per minute / 60"
 		case k.id == schemas.ErrorRate && f > 1:
-			reject(m, "an error rate above 1")
+			r.reject(m, "an error rate above 1")
 			continue
 		default:
 			row.Value = schemas.Some(f)
 		}
-		metrics = append(metrics, row)
+		r.metrics = append(r.metrics, row)
 	}
+}
 
-	// Everything else is a label: the run's settings, the error codes,
-	// --metadata keys.
+// labels keeps everything else as a label: the run's settings, the error
+// codes, --metadata keys.
+func (r *summaryReader) labels() {
 	known := map[string]bool{"version": true, "timestamp": true, "model": true, "results_num_requests_started": true,
 		"results_num_completed_requests": true, "results_number_errors": true}
-	for _, m := range ms {
-		if used[m.key] || known[m.key] {
+	for _, m := range r.ms {
+		if r.used[m.key] || known[m.key] {
 			continue
 		}
 		switch m.kind {
 		case jsonscan.BeginArray:
-			run.Labels[m.key] = fmt.Sprintf("[array of %d]", len(m.list))
+			r.run.Labels[m.key] = fmt.Sprintf("[array of %d]", len(m.list))
 		case jsonscan.BeginObject:
-			run.Labels[m.key] = "{object}"
+			r.run.Labels[m.key] = "{object}"
 		case jsonscan.Null:
 		default:
-			run.Labels[m.key] = m.text
+			r.run.Labels[m.key] = m.text
 		}
 		if strings.HasPrefix(m.key, "results_") && m.key != "results_error_code_frequency" {
-			sink.Warn(fmt.Sprintf("unknown key %q kept as a label", m.key))
+			r.sink.Warn(fmt.Sprintf("unknown key %q kept as a label", m.key))
 		}
 	}
-	slices.Sort(run.Flags)
-	if err := sink.Run(&run); err != nil {
+}
+
+// reported returns the statistics with their observation counts.
+func (r *summaryReader) reported() []schemas.Metric {
+	out := slices.Clone(r.metrics)
+	for i := range out {
+		m := &out[i]
+		m.RunID = r.run.ID
+		if m.MetricID == schemas.InputTokens || m.MetricID == schemas.OutputTokens || m.MetricID == schemas.TTFT || m.MetricID == schemas.E2E ||
+			m.MetricID == r.era.itlID || m.MetricID == r.era.rateID {
+			m.N = r.run.Completed
+		}
+	}
+	return out
+}
+
+func readSummary(ctx context.Context, in *ingest.Input, sc *jsonscan.Scanner, open jsonscan.Token, sink ingest.Sink) error {
+	r, err := parseSummary(in, sc, open, sink)
+	if err != nil {
 		return err
 	}
-	for _, m := range metrics {
-		if m.MetricID == schemas.InputTokens || m.MetricID == schemas.OutputTokens || m.MetricID == schemas.TTFT || m.MetricID == schemas.E2E ||
-			m.MetricID == e.itlID || m.MetricID == e.rateID {
-			m.N = run.Completed
-		}
+	if err := r.build(ctx); err != nil {
+		return err
+	}
+	if err := sink.Run(&r.run); err != nil {
+		return err
+	}
+	for _, m := range r.reported() {
 		if err := sink.Metric(&m); err != nil {
 			return err
 		}
 	}
-	sink.Describe("llmperf-summary", "llmperf", version)
+	sink.Describe("llmperf-summary", "llmperf", r.run.ToolVersion)
 	return nil
 }
