@@ -284,7 +284,7 @@ func LoadReport(ctx context.Context, dirs []string, o ReportOptions) (*Report, e
 			r := &ReportRun{Bundle: dir, Run: sr.Run, RequestRows: sr.RequestRows, Platform: platformOf(dir, sr.Run),
 				Series: map[schemas.MetricID][]float64{}, SeriesN: map[schemas.MetricID]int{}, Stats: map[schemas.MetricID]MetricStats{}, Throughput: map[schemas.MetricID]Estimate{}}
 			for _, m := range metrics {
-				if m.RunID == r.Run.ID {
+				if m.RunID == r.Run.ID && m.Dimension == "" {
 					r.Metrics = append(r.Metrics, m)
 				}
 			}

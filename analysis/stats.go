@@ -100,7 +100,7 @@ func bundleStats(ctx context.Context, dir string, o StatsOptions) ([]RunStats, e
 		rs := RunStats{Bundle: dir, Run: r.Run}
 		if r.RequestRows == 0 {
 			for _, m := range reported {
-				if m.RunID == r.Run.ID && m.Source == schemas.SourceReported && (len(o.Metrics) == 0 || slices.Contains(o.Metrics, m.MetricID)) {
+				if m.RunID == r.Run.ID && m.Source == schemas.SourceReported && m.Dimension == "" && (len(o.Metrics) == 0 || slices.Contains(o.Metrics, m.MetricID)) {
 					rs.Reported = append(rs.Reported, m)
 				}
 			}

@@ -102,8 +102,19 @@ func ShowTables(d *analysis.ShowData) []*Table {
 	}
 	for _, r := range d.Runs {
 		out = append(out, RunDetails(r))
-		if ms := byRun[r.ID]; len(ms) > 0 {
-			out = append(out, MetricsTable("Metrics of "+r.ID, ms))
+		var whole, parts []schemas.Metric
+		for _, m := range byRun[r.ID] {
+			if m.Dimension == "" {
+				whole = append(whole, m)
+			} else {
+				parts = append(parts, m)
+			}
+		}
+		if len(whole) > 0 {
+			out = append(out, MetricsTable("Metrics of "+r.ID, whole))
+		}
+		if len(parts) > 0 {
+			out = append(out, DimensionMetricsTable("Metrics of parts of "+r.ID, parts))
 		}
 	}
 
@@ -126,6 +137,9 @@ func RunDetails(r schemas.Run) *Table {
 	add := func(k, v string) { t.AddRow(T(k), T(orUnknown(v))) }
 	add("source", fmt.Sprintf("%s (object %d)", r.SourcePath, r.SourceRecord))
 	add("source SHA-256", r.SourceSHA256)
+	if len(r.SourceFiles) > 0 {
+		add("source files", strings.Join(r.SourceFiles, ", "))
+	}
 	add("tool version", r.ToolVersion)
 	add("tool date", r.ToolDate)
 	add("backend", r.Backend)
@@ -197,6 +211,17 @@ func MetricsTable(title string, ms []schemas.Metric) *Table {
 	return t
 }
 
+// DimensionMetricsTable lists metric rows of parts of a run (one
+// endpoint, say), with the part they cover first.
+func DimensionMetricsTable(title string, ms []schemas.Metric) *Table {
+	t := MetricsTable(title, ms)
+	t.Columns = append([]string{"part"}, t.Columns...)
+	for i := range t.Rows {
+		t.Rows[i] = append([]Cell{T(ms[i].Dimension)}, t.Rows[i]...)
+	}
+	return t
+}
+
 // SourcesTable accounts for every input of a bundle.
 func SourcesTable(m schemas.Manifest) *Table {
 	t := &Table{Title: "Sources", Columns: []string{"path", "format", "tool version", "runs", "requests read", "ingested", "rejected", "metric rows read", "rejected "}}
@@ -205,6 +230,13 @@ func SourcesTable(m schemas.Manifest) *Table {
 		t.AddRow(T(s.Path), T(s.Format), T(orUnknown(s.ToolVersion)), N(strconv.Itoa(len(s.Runs)), len(s.Runs)),
 			N(strconv.FormatInt(rq.Read, 10), rq.Read), N(strconv.FormatInt(rq.Ingested, 10), rq.Ingested), N(strconv.FormatInt(rq.Rejected, 10), rq.Rejected),
 			N(strconv.FormatInt(mt.Read, 10), mt.Read), N(strconv.FormatInt(mt.Rejected, 10), mt.Rejected))
+		if len(s.Files) > 1 {
+			names := make([]string, len(s.Files))
+			for i, f := range s.Files {
+				names[i] = f.Path
+			}
+			t.Notes = append(t.Notes, fmt.Sprintf("%s: one run written as %d files: %s", s.Path, len(s.Files), strings.Join(names, ", ")))
+		}
 		for _, w := range s.Warnings {
 			t.Notes = append(t.Notes, "warning: "+s.Path+": "+w)
 		}

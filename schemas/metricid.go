@@ -107,5 +107,6 @@ const (
 	HTTPFailureRateCurrent             MetricID = "http_failure_rate_current"
 	LoadUsers                          MetricID = "load_users"
 	HTTPFailures                       MetricID = "http_failures"
+	HTTPRequests                       MetricID = "http_requests"
 	ClientExceptions                   MetricID = "client_exceptions"
 )

@@ -13,6 +13,7 @@ var locustNatives = []Native{
 	{Metric: HTTPRequestRateCurrent, Tool: "locust", Names: "Requests/s (stats_history.csv)", Versions: "1.0+"},
 	{Metric: HTTPFailureRateCurrent, Tool: "locust", Names: "Failures/s (stats_history.csv)", Versions: "1.0+"},
 	{Metric: LoadUsers, Tool: "locust", Names: "User Count (stats_history.csv)", Versions: "1.0+"},
-	{Metric: HTTPFailures, Tool: "locust", Names: "Occurrences (failures.csv)", Versions: "0.x+"},
+	{Metric: HTTPFailures, Tool: "locust", Names: "Occurrences (failures.csv); Failure Count (stats.csv)", Versions: "0.x+"},
+	{Metric: HTTPRequests, Tool: "locust", Names: "Request Count (stats.csv)", Versions: "0.x+"},
 	{Metric: ClientExceptions, Tool: "locust", Names: "Count (exceptions.csv)", Versions: "0.x+"},
 }

@@ -105,6 +105,9 @@ func ReadBundle(ctx context.Context, b *schemas.Bundle, dir string) ([]*RunData,
 		byID[r.ID] = out[i]
 	}
 	for _, m := range ms {
+		if m.Dimension != "" {
+			continue // a part of the run (one endpoint): the rules judge whole runs
+		}
 		if d := byID[m.RunID]; d != nil {
 			d.Metrics = append(d.Metrics, m)
 		}

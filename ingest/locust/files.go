@@ -65,10 +65,12 @@ func (rd *reader) count(rw row, col string) (int64, bool, string) {
 	return int64(f), true, ""
 }
 
-// responseTimes emits an entry's response-time statistics from one row.
-func (rd *reader) responseTimes(rw row, runID string, n schemas.Opt[int64], note string) error {
+// responseTimes emits an entry's response-time statistics from one row
+// (dim names the entry; "" for the whole test).
+func (rd *reader) responseTimes(rw row, dim string, n schemas.Opt[int64], note string) error {
 	h := rd.t.h
-	base := schemas.Metric{RunID: runID, MetricID: schemas.HTTPResponseTime, Unit: schemas.UnitSeconds, Source: schemas.SourceReported, N: n, Note: note}
+	base := schemas.Metric{RunID: rd.test.run.ID, MetricID: schemas.HTTPResponseTime, Unit: schemas.UnitSeconds, Source: schemas.SourceReported, N: n, Note: note,
+		Dimension: dim}
 	emit := func(stat, method string, pct schemas.Opt[float64], idx int) error {
 		if idx < 0 {
 			return nil
@@ -127,7 +129,7 @@ func joinNote(a, b string) string {
 }
 
 // value emits a run-level value from a column.
-func (rd *reader) value(rw row, runID, col string, id schemas.MetricID, stat string, note string) error {
+func (rd *reader) value(rw row, dim, col string, id schemas.MetricID, stat string, note string) error {
 	idx, ok := rd.t.h.col[col]
 	if !ok {
 		return nil
@@ -137,8 +139,8 @@ func (rd *reader) value(rw row, runID, col string, id schemas.MetricID, stat str
 	if why == "rejected" {
 		return nil
 	}
-	m := schemas.Metric{RunID: runID, MetricID: id, Stat: stat, Unit: schemas.MustLookup(id).Unit, Source: schemas.SourceReported,
-		NativeName: name, Note: note}
+	m := schemas.Metric{RunID: rd.test.run.ID, MetricID: id, Stat: stat, Unit: schemas.MustLookup(id).Unit, Source: schemas.SourceReported,
+		NativeName: name, Note: note, Dimension: dim}
 	if ok {
 		m.Value = schemas.Some(v)
 	} else {
@@ -147,10 +149,20 @@ func (rd *reader) value(rw row, runID, col string, id schemas.MetricID, stat str
 	return rd.sink.Metric(&m)
 }
 
-// stats reads PREFIX_stats.csv: one run per entry row.
+// dimension names a stats entry as a dimension of the test: "" for the
+// Aggregated row (the whole test), "endpoint METHOD NAME" otherwise.
+func dimension(label string, aggregated bool) string {
+	if aggregated {
+		return ""
+	}
+	return "endpoint " + label
+}
+
+// stats reads PREFIX_stats.csv: the Aggregated row is the test's, each
+// other row an endpoint of it (a dimension of the run, not a run).
 func (rd *reader) stats(ctx context.Context) error {
 	h := rd.t.h
-	index, emitted := 0, 0
+	index := 0
 	for {
 		rw, err := rd.next()
 		if err == io.EOF {
@@ -164,79 +176,77 @@ func (rd *reader) stats(ctx context.Context) error {
 				return err
 			}
 		}
-		i := index
 		index++
-		if len(rw.fields) < len(h.names) {
-			rd.reject(rw, len(rw.fields)-1, schemas.TableRuns, "", fmt.Sprintf("%d fields, the header has %d", len(rw.fields), len(h.names)))
-			continue
-		}
-		typ, _, _ := rw.get(h, colType)
-		name, _, _ := rw.get(h, colName)
-		label, method, agg := entry(typ, name)
-		reqs, ok, why := rd.count(rw, colReqs)
-		if !ok {
-			rd.reject(rw, h.col[colReqs], schemas.TableRuns, "request count", why)
-			continue
-		}
-		fails, ok, why := rd.count(rw, colFails)
-		if !ok || fails > reqs {
-			if ok {
-				why = fmt.Sprintf("%d failures of %d requests", fails, reqs)
-			}
-			rd.reject(rw, h.col[colFails], schemas.TableRuns, "failure count", why)
-			continue
-		}
-		run := rd.newRun(i, kindStats)
-		run.Endpoint = name
-		if agg {
-			run.Endpoint = ""
-		}
-		run.Labels["locust_entry"] = label
-		if method != "" {
-			run.Labels["locust_method"] = method
-		}
-		run.NumPrompts, run.Failed, run.Completed = schemas.Some(reqs), schemas.Some(fails), schemas.Some(reqs-fails)
-		if err := rd.sink.Run(&run); err != nil {
-			return err
-		}
-		emitted++
-		n := schemas.Some(reqs)
-		if err := rd.responseTimes(rw, run.ID, n, ""); err != nil {
-			return err
-		}
-		if err := rd.value(rw, run.ID, colSize, schemas.HTTPResponseSize, schemas.StatMean, ""); err != nil {
-			return err
-		}
-		if err := rd.value(rw, run.ID, colRPS, schemas.HTTPRequestRate, schemas.StatValue, ""); err != nil {
-			return err
-		}
-		if err := rd.value(rw, run.ID, colFPS, schemas.HTTPFailureRate, schemas.StatValue, ""); err != nil {
+		if err := rd.statsRow(rw, h); err != nil {
 			return err
 		}
 	}
-	switch {
-	case index == 0:
-		return rd.emptyRun(kindStats, "the stats file has no entry rows (no request was made)")
-	case emitted == 0:
-		// Every row was rejected: a run without metrics keeps the file,
-		// and its rejections, in the manifest.
-		return rd.emptyRun(kindStats, "no entry row could be read")
+	if index == 0 {
+		rd.test.note("the stats file has no entry rows (no request was made)")
 	}
+	rd.test.haveStats = true
 	return nil
 }
 
-// emptyRun reports a run for a file with a header and no rows, so that the
-// file is accounted for.
-func (rd *reader) emptyRun(format, flag string) error {
-	run := rd.newRun(0, format)
-	run.Flags = []string{"no_rows"}
-	run.Labels["note"] = flag
-	return rd.sink.Run(&run)
+// statsRow reads one entry row.
+func (rd *reader) statsRow(rw row, h header) error {
+	if len(rw.fields) < len(h.names) {
+		rd.reject(rw, len(rw.fields)-1, schemas.TableMetrics, "", fmt.Sprintf("%d fields, the header has %d", len(rw.fields), len(h.names)))
+		return nil
+	}
+	typ, _, _ := rw.get(h, colType)
+	name, _, _ := rw.get(h, colName)
+	label, _, agg := entry(typ, name)
+	reqs, ok, why := rd.count(rw, colReqs)
+	if !ok {
+		rd.reject(rw, h.col[colReqs], schemas.TableMetrics, "request count", why)
+		return nil
+	}
+	fails, ok, why := rd.count(rw, colFails)
+	if !ok || fails > reqs {
+		if ok {
+			why = fmt.Sprintf("%d failures of %d requests", fails, reqs)
+		}
+		rd.reject(rw, h.col[colFails], schemas.TableMetrics, "failure count", why)
+		return nil
+	}
+	dim := dimension(label, agg)
+	run := &rd.test.run
+	if agg {
+		run.NumPrompts, run.Failed, run.Completed = schemas.Some(reqs), schemas.Some(fails), schemas.Some(reqs-fails)
+	} else {
+		rd.test.endpoints = append(rd.test.endpoints, label)
+		rd.test.endpointReqs += reqs
+		rd.test.endpointFails += fails
+	}
+	for _, c := range []struct {
+		id   schemas.MetricID
+		v    int64
+		name string
+	}{{schemas.HTTPRequests, reqs, h.names[h.col[colReqs]]}, {schemas.HTTPFailures, fails, h.names[h.col[colFails]]}} {
+		m := schemas.Metric{RunID: run.ID, MetricID: c.id, Stat: schemas.StatSum, Unit: schemas.UnitRequests, Source: schemas.SourceReported,
+			NativeName: strings.Trim(c.name, `"`), Value: schemas.Some(float64(c.v)), Dimension: dim}
+		if err := rd.sink.Metric(&m); err != nil {
+			return err
+		}
+	}
+	n := schemas.Some(reqs)
+	if err := rd.responseTimes(rw, dim, n, ""); err != nil {
+		return err
+	}
+	if err := rd.value(rw, dim, colSize, schemas.HTTPResponseSize, schemas.StatMean, ""); err != nil {
+		return err
+	}
+	if err := rd.value(rw, dim, colRPS, schemas.HTTPRequestRate, schemas.StatValue, ""); err != nil {
+		return err
+	}
+	return rd.value(rw, dim, colFPS, schemas.HTTPFailureRate, schemas.StatValue, "")
 }
 
-// histRun is one entry of a stats history.
-type histRun struct {
-	run            schemas.Run
+// histEntry is one entry of a stats history.
+type histEntry struct {
+	label          string
+	aggregated     bool
 	first, last    int64
 	maxUsers       int64
 	lastRow        []string
@@ -244,11 +254,11 @@ type histRun struct {
 	reqs, failures schemas.Opt[int64]
 }
 
-// history reads PREFIX_stats_history.csv: one run per entry, with one
-// observation of the current rates and user count per row.
+// history reads PREFIX_stats_history.csv: one observation of the current
+// rates and user count per row, per entry (the Aggregated entry is the
+// test's, others are endpoint dimensions).
 func (rd *reader) history(ctx context.Context) error {
-	h := rd.t.h
-	runs := map[string]*histRun{}
+	entries := map[string]*histEntry{}
 	var order []string
 	lines := 0
 	for {
@@ -264,128 +274,141 @@ func (rd *reader) history(ctx context.Context) error {
 				return err
 			}
 		}
-		if len(rw.fields) < len(h.names) {
-			rd.reject(rw, len(rw.fields)-1, schemas.TableMetrics, "", fmt.Sprintf("%d fields, the header has %d", len(rw.fields), len(h.names)))
-			continue
+		e, err := rd.historyRow(rw, entries, &order)
+		if err != nil {
+			return err
 		}
-		ts, ok, why := rd.count(rw, colTS)
-		if !ok {
-			rd.reject(rw, h.col[colTS], schemas.TableMetrics, "Timestamp", why)
-			continue
+		if e != nil {
+			e.lastRow = append(e.lastRow[:0], rw.fields...)
+			e.lastLine = rw.line
 		}
-		typ, _, _ := rw.get(h, colType)
-		name, _, _ := rw.get(h, colName)
-		label, method, agg := entry(typ, name)
-		hr := runs[label]
-		if hr == nil {
-			hr = &histRun{run: rd.newRun(len(order), kindHistory), first: ts}
-			hr.run.Labels["locust_entry"] = label
-			if method != "" {
-				hr.run.Labels["locust_method"] = method
-			}
-			if !agg {
-				hr.run.Endpoint = name
-			}
-			runs[label] = hr
-			order = append(order, label)
-		}
-		if ts < hr.last {
-			rd.reject(rw, h.col[colTS], schemas.TableMetrics, "Timestamp", "time goes backwards")
-			continue
-		}
-		hr.last = ts
-		// One note per row, shared by the row's observations: the metric
-		// rows of a history differ only by time.
-		u, hasUsers, _ := rd.count(rw, colUsers)
-		note := "t=" + strconv.FormatInt(ts, 10) + " (" + time.Unix(ts, 0).UTC().Format(time.RFC3339) + ")"
-		if hasUsers {
-			note += ", " + strconv.FormatInt(u, 10) + " users"
-			hr.maxUsers = max(hr.maxUsers, u)
-			m := schemas.Metric{RunID: hr.run.ID, MetricID: schemas.LoadUsers, Stat: schemas.StatObservation, Unit: schemas.UnitUsers,
-				Source: schemas.SourceReported, NativeName: "User Count", Value: schemas.Some(float64(u)), Note: note}
-			if err := rd.sink.Metric(&m); err != nil {
-				return err
-			}
-		}
-		for _, c := range []struct {
-			col string
-			id  schemas.MetricID
-		}{{colRPS, schemas.HTTPRequestRateCurrent}, {colFPS, schemas.HTTPFailureRateCurrent}} {
-			idx, ok := h.col[c.col]
-			if !ok {
-				continue
-			}
-			name := strings.Trim(h.names[idx], `"`)
-			v, ok, why := rd.cell(rw, "", idx, name)
-			if why == "rejected" {
-				continue
-			}
-			m := schemas.Metric{RunID: hr.run.ID, MetricID: c.id, Stat: schemas.StatObservation, Unit: schemas.UnitRequestsPerSecond,
-				Source: schemas.SourceReported, NativeName: name, Note: note}
-			if ok {
-				m.Value = schemas.Some(v)
-			} else {
-				m.Note = joinNote(why, m.Note)
-			}
-			if err := rd.sink.Metric(&m); err != nil {
-				return err
-			}
-		}
-		if n, ok, _ := rd.count(rw, colReqs); ok {
-			hr.reqs = schemas.Some(n)
-		}
-		if n, ok, _ := rd.count(rw, colFails); ok {
-			hr.failures = schemas.Some(n)
-		}
-		hr.lastRow = append(hr.lastRow[:0], rw.fields...)
-		hr.lastLine = rw.line
 	}
 	if len(order) == 0 {
 		note := "the history file has no rows"
 		if lines > 0 {
 			note = "no history row could be read"
 		}
-		return rd.emptyRun(kindHistory, note)
+		rd.test.note(note)
+		return nil
 	}
-	full := len(order) > 1 || order[0] != "Aggregated"
-	for _, label := range order {
-		hr := runs[label]
-		run := hr.run
-		run.NumPrompts, run.Failed = hr.reqs, hr.failures
-		if hr.reqs.OK && hr.failures.OK && hr.failures.V <= hr.reqs.V {
-			run.Completed = schemas.Some(hr.reqs.V - hr.failures.V)
-		}
-		run.DurationS = schemas.Some(float64(hr.last - hr.first))
-		run.WindowStart = schemas.Some(time.Unix(hr.first, 0).UTC())
-		run.WindowEnd = schemas.Some(time.Unix(hr.last, 0).UTC())
-		run.Labels["window"] = "first to last history row (1-second resolution)"
-		if hr.maxUsers > 0 {
-			run.Labels["max_users"] = strconv.FormatInt(hr.maxUsers, 10)
-		}
-		if full {
-			run.Flags = []string{"full_history_windowed_percentiles"}
-		}
-		if err := rd.sink.Run(&run); err != nil {
-			return err
-		}
-		if full {
-			continue
-		}
-		// Without --csv-full-history the Aggregated row's percentiles are
-		// cumulative: the last row's are the whole run's.
-		last := row{fields: hr.lastRow, line: hr.lastLine, r: nil}
-		if err := rd.responseTimes(last, run.ID, hr.reqs, fmt.Sprintf("cumulative, at the last history row (%s)",
-			time.Unix(hr.last, 0).UTC().Format(time.RFC3339))); err != nil {
-			return err
-		}
-	}
-	return nil
+	return rd.historyEnd(entries, order)
 }
 
-// failures reads PREFIX_failures.csv: one run, one observation per row.
+// historyRow reads one history row and returns its entry, or nil when the
+// row was rejected.
+func (rd *reader) historyRow(rw row, entries map[string]*histEntry, order *[]string) (*histEntry, error) {
+	h := rd.t.h
+	if len(rw.fields) < len(h.names) {
+		rd.reject(rw, len(rw.fields)-1, schemas.TableMetrics, "", fmt.Sprintf("%d fields, the header has %d", len(rw.fields), len(h.names)))
+		return nil, nil
+	}
+	ts, ok, why := rd.count(rw, colTS)
+	if !ok {
+		rd.reject(rw, h.col[colTS], schemas.TableMetrics, "Timestamp", why)
+		return nil, nil
+	}
+	typ, _, _ := rw.get(h, colType)
+	name, _, _ := rw.get(h, colName)
+	label, _, agg := entry(typ, name)
+	e := entries[label]
+	if e == nil {
+		e = &histEntry{label: label, aggregated: agg, first: ts}
+		entries[label] = e
+		*order = append(*order, label)
+	}
+	if ts < e.last {
+		rd.reject(rw, h.col[colTS], schemas.TableMetrics, "Timestamp", "time goes backwards")
+		return nil, nil
+	}
+	e.last = ts
+	dim := dimension(label, agg)
+	// One note per row, shared by the row's observations: the metric
+	// rows of a history differ only by time.
+	u, hasUsers, _ := rd.count(rw, colUsers)
+	note := "t=" + strconv.FormatInt(ts, 10) + " (" + time.Unix(ts, 0).UTC().Format(time.RFC3339) + ")"
+	if hasUsers {
+		note += ", " + strconv.FormatInt(u, 10) + " users"
+		e.maxUsers = max(e.maxUsers, u)
+		m := schemas.Metric{RunID: rd.test.run.ID, MetricID: schemas.LoadUsers, Stat: schemas.StatObservation, Unit: schemas.UnitUsers,
+			Source: schemas.SourceReported, NativeName: "User Count", Value: schemas.Some(float64(u)), Note: note, Dimension: dim}
+		if err := rd.sink.Metric(&m); err != nil {
+			return nil, err
+		}
+	}
+	for _, c := range []struct {
+		col string
+		id  schemas.MetricID
+	}{{colRPS, schemas.HTTPRequestRateCurrent}, {colFPS, schemas.HTTPFailureRateCurrent}} {
+		idx, ok := h.col[c.col]
+		if !ok {
+			continue
+		}
+		name := strings.Trim(h.names[idx], `"`)
+		v, ok, why := rd.cell(rw, "", idx, name)
+		if why == "rejected" {
+			continue
+		}
+		m := schemas.Metric{RunID: rd.test.run.ID, MetricID: c.id, Stat: schemas.StatObservation, Unit: schemas.UnitRequestsPerSecond,
+			Source: schemas.SourceReported, NativeName: name, Note: note, Dimension: dim}
+		if ok {
+			m.Value = schemas.Some(v)
+		} else {
+			m.Note = joinNote(why, m.Note)
+		}
+		if err := rd.sink.Metric(&m); err != nil {
+			return nil, err
+		}
+	}
+	if n, ok, _ := rd.count(rw, colReqs); ok {
+		e.reqs = schemas.Some(n)
+	}
+	if n, ok, _ := rd.count(rw, colFails); ok {
+		e.failures = schemas.Some(n)
+	}
+	return e, nil
+}
+
+// historyEnd completes the test with the history's window and totals, and,
+// without --csv-full-history, the last row's cumulative percentiles when
+// no stats file gives the whole test's.
+func (rd *reader) historyEnd(entries map[string]*histEntry, order []string) error {
+	full := len(order) > 1 || order[0] != "Aggregated"
+	t := rd.test
+	if full {
+		t.flag("full_history_windowed_percentiles")
+	}
+	var first, last int64
+	for i, label := range order {
+		e := entries[label]
+		if i == 0 || e.first < first {
+			first = e.first
+		}
+		last = max(last, e.last)
+		t.maxUsers = max(t.maxUsers, e.maxUsers)
+	}
+	t.historyWindow = [2]int64{first, last}
+	agg := entries["Aggregated"]
+	if agg == nil {
+		return nil
+	}
+	t.historyReqs, t.historyFails = agg.reqs, agg.failures
+	if full {
+		return nil
+	}
+	if t.haveStats {
+		return nil // the stats file has the whole test's, the history's last row a snapshot before its end
+	}
+	// Without --csv-full-history the Aggregated row's percentiles are
+	// cumulative: the last row's are the whole run's.
+	lastRow := row{fields: agg.lastRow, line: agg.lastLine, r: nil}
+	return rd.responseTimes(lastRow, "", agg.reqs, fmt.Sprintf("cumulative, at the last history row (%s)",
+		time.Unix(agg.last, 0).UTC().Format(time.RFC3339)))
+}
+
+// failures reads PREFIX_failures.csv: one observation per (method, name,
+// error), under the entry's endpoint.
 func (rd *reader) failures(ctx context.Context) error {
 	h := rd.t.h
-	run := rd.newRun(0, kindFailures)
 	var total int64
 	rows := 0
 	for {
@@ -412,6 +435,7 @@ func (rd *reader) failures(ctx context.Context) error {
 		}
 		method, _, _ := rw.get(h, colType)
 		name, _, _ := rw.get(h, colName)
+		label, _, agg := entry(method, name)
 		msg, _, _ := rw.get(h, colError)
 		note := "error: " + msg
 		if s, _, ok := rw.get(h, colFirst); ok && s != "" {
@@ -421,26 +445,24 @@ func (rd *reader) failures(ctx context.Context) error {
 			note += "; last seen " + s
 		}
 		total += occ
-		m := schemas.Metric{RunID: run.ID, MetricID: schemas.HTTPFailures, Stat: schemas.StatObservation, Unit: schemas.UnitRequests,
-			Source: schemas.SourceReported, NativeName: strings.TrimSpace(method + " " + name), Value: schemas.Some(float64(occ)), Note: note}
+		m := schemas.Metric{RunID: rd.test.run.ID, MetricID: schemas.HTTPFailures, Stat: schemas.StatObservation, Unit: schemas.UnitRequests,
+			Source: schemas.SourceReported, NativeName: strings.TrimSpace(method + " " + name), Value: schemas.Some(float64(occ)), Note: note,
+			Dimension: dimension(label, agg)}
 		if err := rd.sink.Metric(&m); err != nil {
 			return err
 		}
+		rd.test.failureEntries = append(rd.test.failureEntries, label)
 	}
-	run.Failed = schemas.Some(total)
-	if err := rd.sink.Run(&run); err != nil {
-		return err
-	}
-	m := schemas.Metric{RunID: run.ID, MetricID: schemas.HTTPFailures, Stat: schemas.StatSum, Unit: schemas.UnitRequests,
+	rd.test.failuresTotal = schemas.Some(total)
+	m := schemas.Metric{RunID: rd.test.run.ID, MetricID: schemas.HTTPFailures, Stat: schemas.StatSum, Unit: schemas.UnitRequests,
 		Source: schemas.SourceComputed, NativeName: "sum of Occurrences", Value: schemas.Some(float64(total))}
 	return rd.sink.Metric(&m)
 }
 
-// exceptions reads PREFIX_exceptions.csv: one run, one observation per
-// row. Tracebacks are long; the note keeps their last line.
+// exceptions reads PREFIX_exceptions.csv: one observation per exception.
+// Tracebacks are long; the note keeps their last line.
 func (rd *reader) exceptions(ctx context.Context) error {
 	h := rd.t.h
-	run := rd.newRun(0, kindExceptions)
 	var total int64
 	rows := 0
 	for {
@@ -471,19 +493,16 @@ func (rd *reader) exceptions(ctx context.Context) error {
 			note += "; nodes: " + nodes
 		}
 		total += n
-		m := schemas.Metric{RunID: run.ID, MetricID: schemas.ClientExceptions, Stat: schemas.StatObservation, Unit: schemas.UnitExceptions,
+		m := schemas.Metric{RunID: rd.test.run.ID, MetricID: schemas.ClientExceptions, Stat: schemas.StatObservation, Unit: schemas.UnitExceptions,
 			Source: schemas.SourceReported, NativeName: "Count", Value: schemas.Some(float64(n)), Note: note}
 		if err := rd.sink.Metric(&m); err != nil {
 			return err
 		}
 	}
 	if rows == 0 {
-		run.Flags = []string{"no_rows"}
+		rd.test.note("the exceptions file has no rows (no exception)")
 	}
-	if err := rd.sink.Run(&run); err != nil {
-		return err
-	}
-	m := schemas.Metric{RunID: run.ID, MetricID: schemas.ClientExceptions, Stat: schemas.StatSum, Unit: schemas.UnitExceptions,
+	m := schemas.Metric{RunID: rd.test.run.ID, MetricID: schemas.ClientExceptions, Stat: schemas.StatSum, Unit: schemas.UnitExceptions,
 		Source: schemas.SourceComputed, NativeName: "sum of Count", Value: schemas.Some(float64(total))}
 	return rd.sink.Metric(&m)
 }

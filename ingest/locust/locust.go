@@ -10,22 +10,25 @@
 // Locust's median and percentiles are read off its rounded response-time
 // buckets (method locust_buckets); average, min and max are exact.
 //
-// Each file is read on its own:
+// One test is one run, whatever files of it are given (test.go): the files
+// of one PREFIX in one directory are read together as one source. The
+// stats' Aggregated row is the test's; each endpoint (method and name) is
+// a dimension of the run (Metric.Dimension "endpoint METHOD NAME"), never
+// a run of its own (docs/formats/locust.md):
 //
-//   - stats.csv: one run per entry row (method and name, and the
-//     Aggregated row), with request and failure counts, response-time
-//     statistics, content size and whole-run request and failure rates;
-//   - stats_history.csv: one run per entry, with one observation per row
-//     of the current (10-second) request and failure rates and the user
-//     count, and the final totals; the last row's percentiles are stored
-//     when they are cumulative (the default, Aggregated-only history);
-//   - failures.csv: one run, one observation per (method, name, error)
-//     with its message;
-//   - exceptions.csv: one run, one observation per exception with its
-//     message.
+//   - stats.csv: request and failure counts, response-time statistics,
+//     content size and whole-test request and failure rates, for the
+//     test and per endpoint;
+//   - stats_history.csv: one observation per row of the current
+//     (10-second) request and failure rates and the user count, the
+//     test's window; the last row's percentiles are stored when they are
+//     cumulative (the default, Aggregated-only history) and no stats file
+//     gives the whole test's;
+//   - failures.csv: one observation per (method, name, error) with its
+//     message;
+//   - exceptions.csv: one observation per exception with its message.
 //
-// Every run carries the label locust_prefix (PREFIX) so the files of one
-// test can be joined.
+// The run carries the label locust_prefix (PREFIX).
 package locust
 
 import (
@@ -166,21 +169,27 @@ func (h header) kind() string {
 
 // Detect reads the first line as a CSV header.
 func (Format) Detect(name string, head []byte) int {
+	if headerOf(head).kind() != "" {
+		return 90
+	}
+	return 0
+}
+
+// headerOf parses the first line of head as a CSV header; a header of no
+// kind when it is not one.
+func headerOf(head []byte) header {
 	line, _, _ := bytes.Cut(head, []byte("\n"))
 	line = bytes.TrimLeft(line, "\ufeff \t")
 	if len(line) == 0 || line[0] == '{' || line[0] == '[' || !bytes.Contains(line, []byte(",")) {
-		return 0
+		return header{}
 	}
 	r := csv.NewReader(bytes.NewReader(bytes.TrimRight(line, "\r")))
 	r.LazyQuotes = true
 	fields, err := r.Read()
 	if err != nil {
-		return 0
+		return header{}
 	}
-	if parseHeader(fields).kind() != "" {
-		return 90
-	}
-	return 0
+	return parseHeader(fields)
 }
 
 // prefix returns PREFIX of PREFIX_stats.csv and the like.
@@ -245,52 +254,66 @@ func csvErr(path string, err error) error {
 	return &ingest.Error{File: path, Err: err}
 }
 
-// Read reads one Locust CSV file.
+// Read reads one Locust CSV file: one test, and one run.
 func (Format) Read(ctx context.Context, in *ingest.Input, sink ingest.Sink) error {
+	t := newTest(in, sink)
+	if err := t.read(ctx, in); err != nil {
+		return err
+	}
+	if err := t.emit(); err != nil {
+		return err
+	}
+	sink.Describe(t.kinds[0], "locust", t.run.ToolVersion)
+	return nil
+}
+
+// A reader maps one file's rows into its test.
+type reader struct {
+	in      *ingest.Input
+	sink    ingest.Sink
+	t       *table
+	test    *test
+	version string
+}
+
+// read reads one file of a test.
+func (t *test) read(ctx context.Context, in *ingest.Input) error {
 	rc, err := in.Open()
 	if err != nil {
 		return err
 	}
 	defer rc.Close()
-	t, err := openTable(in.Path, rc)
+	tb, err := openTable(in.Path, rc)
 	if err != nil {
 		return err
 	}
-	rd := &reader{in: in, sink: sink, t: t, prefix: prefix(in.Path)}
+	rd := &reader{in: in, sink: t.sink, t: tb, test: t}
 	rd.version = "Locust 1.0 or later (column names)"
-	if t.h.old {
+	if tb.h.old {
 		rd.version = "Locust before 1.0 (quoted lower-case headers)"
 	}
-	kind := t.h.kind()
+	kind := tb.h.kind()
 	switch kind {
 	case kindStats:
 		err = rd.stats(ctx)
 	case kindHistory:
 		err = rd.history(ctx)
 	case kindFailures:
-		if t.h.has(colFirst) {
+		if tb.h.has(colFirst) {
 			rd.version = "Locust 2.44 or later (failures with First/Last Seen)"
 		}
 		err = rd.failures(ctx)
 	case kindExceptions:
 		err = rd.exceptions(ctx)
 	default:
-		return &ingest.Error{File: in.Path, Line: 1, Err: fmt.Errorf("not a Locust CSV file: unknown header %q", strings.Join(t.h.names, ","))}
+		return &ingest.Error{File: in.Path, Line: 1, Err: fmt.Errorf("not a Locust CSV file: unknown header %q", strings.Join(tb.h.names, ","))}
 	}
 	if err != nil {
 		return err
 	}
-	sink.Describe(kind, "locust", rd.version)
+	t.kinds = append(t.kinds, kind)
+	t.versions = append(t.versions, rd.version)
 	return nil
-}
-
-// A reader maps one file's rows.
-type reader struct {
-	in      *ingest.Input
-	sink    ingest.Sink
-	t       *table
-	prefix  string
-	version string
 }
 
 // A row is one CSV record with its line.
@@ -332,15 +355,6 @@ func (rd *reader) next() (row, error) {
 	}
 	line, _ := rd.t.r.FieldPos(0)
 	return row{fields: fields, line: line, r: rd.t.r}, nil
-}
-
-func (rd *reader) newRun(index int, format string) schemas.Run {
-	return schemas.Run{
-		ID: ingest.RunID("locust", rd.in.SHA256, index), Tool: "locust", ToolVersion: rd.version, Format: format,
-		SourcePath: rd.in.Path, SourceSHA256: rd.in.SHA256, SourceRecord: int64(index),
-		Scenario: schemas.ScenarioUnknown, Arrival: schemas.ArrivalClosedLoop,
-		Labels: map[string]string{"locust_prefix": rd.prefix},
-	}
 }
 
 func (rd *reader) reject(rw row, idx int, table, field, reason string) {

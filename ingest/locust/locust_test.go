@@ -19,6 +19,7 @@ import (
 	"github.com/verdict-llm/verdict/internal/testkit"
 	"github.com/verdict-llm/verdict/schemas"
 	"github.com/verdict-llm/verdict/stats"
+	"github.com/verdict-llm/verdict/validate"
 )
 
 // golden and dump are the shared ingest test helpers.
@@ -47,24 +48,31 @@ func TestGolden(t *testing.T) {
 	}
 }
 
-func runOf(t *testing.T, r *ingesttest.Result, entry string) schemas.Run {
+// dimMetric returns the reported metric of a dimension ("" for the whole
+// test).
+func dimMetric(t *testing.T, r *ingesttest.Result, dim string, id schemas.MetricID, stat string, pct float64) schemas.Metric {
 	t.Helper()
-	for _, run := range r.Runs {
-		if run.Labels["locust_entry"] == entry {
-			return run
+	for _, m := range r.Metrics {
+		if m.Dimension == dim && m.MetricID == id && m.Stat == stat && m.Source == schemas.SourceReported &&
+			(pct < 0 || (m.Percentile.OK && m.Percentile.V == pct)) {
+			return m
 		}
 	}
-	t.Fatalf("no run for entry %q", entry)
-	return schemas.Run{}
+	t.Fatalf("no %s %s p%v metric for %q", id, stat, pct, dim)
+	return schemas.Metric{}
 }
 
-func metric(t *testing.T, r *ingesttest.Result, run string, id schemas.MetricID, stat string, pct float64) schemas.Metric {
+func oneRun(t *testing.T, r *ingesttest.Result) schemas.Run {
 	t.Helper()
-	m, ok := r.Metric(run, id, stat, pct, schemas.SourceReported)
-	if !ok {
-		t.Fatalf("no %s %s p%v metric for %s", id, stat, pct, run)
+	if len(r.Runs) != 1 {
+		t.Fatalf("%d runs, want the test's one", len(r.Runs))
 	}
-	return m
+	for _, m := range r.Metrics {
+		if m.RunID != r.Runs[0].ID {
+			t.Fatalf("metric of another run: %+v", m)
+		}
+	}
+	return r.Runs[0]
 }
 
 func rejections(r *ingesttest.Result) string {
@@ -80,100 +88,109 @@ func rejections(r *ingesttest.Result) string {
 // p50, p75, p90 and p99 (its 66% and 80% columns: 70 and 90 ms).
 func TestPercentileVector(t *testing.T) {
 	r := readPath(t, "testdata/vector_stats.csv")
-	run := runOf(t, r, "POST /v1/chat/completions").ID
+	oneRun(t, r)
+	const ep = "endpoint POST /v1/chat/completions"
 	x := []float64{10, 20, 30, 40, 50, 60, 70, 80, 90, 100}
 	for _, p := range []float64{50, 66, 75, 80, 90, 95, 98, 99, 99.9, 99.99, 100} {
-		m := metric(t, r, run, schemas.HTTPResponseTime, schemas.StatP, p)
+		m := dimMetric(t, r, ep, schemas.HTTPResponseTime, schemas.StatP, p)
 		want := stats.Quantile(x, p/100, stats.LocustBuckets)
 		if math.Abs(m.Value.V*1000-want) > 1e-9 || m.Method != string(stats.LocustBuckets) || m.Unit != "s" {
 			t.Errorf("p%v = %v s (%s), Locust's walk gives %v ms", p, m.Value.V, m.Method, want)
 		}
 	}
 	for p, want := range map[float64]float64{50: 60, 75: 80, 90: 100, 99: 100} {
-		if m := metric(t, r, run, schemas.HTTPResponseTime, schemas.StatP, p); math.Abs(m.Value.V-want/1000) > 1e-12 {
+		if m := dimMetric(t, r, ep, schemas.HTTPResponseTime, schemas.StatP, p); math.Abs(m.Value.V-want/1000) > 1e-12 {
 			t.Errorf("p%v = %v, want %v ms", p, m.Value.V, want)
 		}
 	}
-	if m := metric(t, r, run, schemas.HTTPResponseTime, schemas.StatMedian, -1); m.Method != string(stats.LocustBuckets) || m.Value.V != 0.06 {
+	if m := dimMetric(t, r, ep, schemas.HTTPResponseTime, schemas.StatMedian, -1); m.Method != string(stats.LocustBuckets) || m.Value.V != 0.06 {
 		t.Errorf("median %+v", m)
 	}
 }
 
 func TestSemantics(t *testing.T) {
-	// Current stats file: one run per entry; no-request entries have no
-	// data; bad cells and short rows are rejected.
+	// Current stats file: one run, the Aggregated row its counts, every
+	// entry a dimension; no-request entries have no data; bad cells and
+	// short rows are rejected.
 	r := readPath(t, "testdata/demo_stats.csv")
-	if len(r.Runs) != 4 {
-		t.Fatalf("%d runs", len(r.Runs))
+	run := oneRun(t, r)
+	if run.NumPrompts.V != 128 || run.Failed.V != 3 || run.Completed.V != 125 || run.Labels["locust_prefix"] != "demo" ||
+		run.Arrival != schemas.ArrivalClosedLoop || run.Endpoint != "" || run.Labels["endpoints"] != "3" || run.Format != "locust-stats" {
+		t.Errorf("run %+v", run)
 	}
-	post := runOf(t, r, "POST /v1/completions")
-	if post.Endpoint != "/v1/completions" || post.NumPrompts.V != 120 || post.Failed.V != 3 || post.Completed.V != 117 ||
-		post.Labels["locust_prefix"] != "demo" || post.Arrival != schemas.ArrivalClosedLoop {
-		t.Errorf("POST run %+v", post)
-	}
-	if m := metric(t, r, post.ID, schemas.HTTPResponseTime, schemas.StatMean, -1); m.Value.V != 2.51173 || m.N.V != 120 {
+	const post = "endpoint POST /v1/completions"
+	if m := dimMetric(t, r, post, schemas.HTTPResponseTime, schemas.StatMean, -1); m.Value.V != 2.51173 || m.N.V != 120 {
 		t.Errorf("mean %+v", m)
 	}
-	if m := metric(t, r, post.ID, schemas.HTTPRequestRate, schemas.StatValue, -1); m.Value.V != 1.98 || m.Unit != schemas.UnitRequestsPerSecond {
+	if m := dimMetric(t, r, post, schemas.HTTPRequests, schemas.StatSum, -1); m.Value.V != 120 {
+		t.Errorf("requests %+v", m)
+	}
+	if m := dimMetric(t, r, post, schemas.HTTPFailures, schemas.StatSum, -1); m.Value.V != 3 {
+		t.Errorf("failures %+v", m)
+	}
+	if m := dimMetric(t, r, post, schemas.HTTPRequestRate, schemas.StatValue, -1); m.Value.V != 1.98 || m.Unit != schemas.UnitRequestsPerSecond {
 		t.Errorf("rate %+v", m)
 	}
-	health := runOf(t, r, "GET /health")
-	if m := metric(t, r, health.ID, schemas.HTTPResponseTime, schemas.StatP, 99); m.Value.OK || !strings.Contains(m.Note, "N/A") {
+	if m := dimMetric(t, r, "endpoint GET /health", schemas.HTTPResponseTime, schemas.StatP, 99); m.Value.OK || !strings.Contains(m.Note, "N/A") {
 		t.Errorf("N/A percentile %+v", m)
 	}
-	if m := metric(t, r, health.ID, schemas.HTTPResponseTime, schemas.StatMean, -1); m.Value.OK {
+	if m := dimMetric(t, r, "endpoint GET /health", schemas.HTTPResponseTime, schemas.StatMean, -1); m.Value.OK {
 		t.Errorf("the mean of no requests must be missing: %+v", m)
 	}
-	if got := rejections(r); got != "metrics 4:22 Average Response Time; runs 5:12 " {
-		t.Errorf("rejections %s", got)
+	if m := dimMetric(t, r, "", schemas.HTTPResponseTime, schemas.StatMean, -1); m.Value.V != 2.355 {
+		t.Errorf("the test's mean %+v", m)
 	}
-	agg := runOf(t, r, "Aggregated")
-	if agg.Endpoint != "" || agg.NumPrompts.V != 128 {
-		t.Errorf("Aggregated run %+v", agg)
+	if got := rejections(r); got != "metrics 4:22 Average Response Time; metrics 5:12 " {
+		t.Errorf("rejections %s", got)
 	}
 
 	// Locust before 1.0: quoted lower-case headers and a "Total" row.
 	r = readPath(t, "testdata/old_stats.csv")
-	if len(r.Runs) != 2 || !strings.Contains(r.Version, "before 1.0") {
-		t.Fatalf("old: %d runs, %s", len(r.Runs), r.Version)
+	oneRun(t, r)
+	if !strings.Contains(r.Version, "before 1.0") {
+		t.Fatalf("old: %s", r.Version)
 	}
-	total := runOf(t, r, "Aggregated")
-	if m := metric(t, r, total.ID, schemas.HTTPResponseTime, schemas.StatP, 99.999); m.Value.V != 4.1 {
+	if m := dimMetric(t, r, "", schemas.HTTPResponseTime, schemas.StatP, 99.999); m.Value.V != 4.1 {
 		t.Errorf("old 99.999 column %+v", m)
 	}
-	if m := metric(t, r, total.ID, schemas.HTTPFailureRate, schemas.StatValue, -1); m.NativeName != "Requests Failed/s" || m.Value.V != 0.02 {
+	if m := dimMetric(t, r, "", schemas.HTTPFailureRate, schemas.StatValue, -1); m.NativeName != "Requests Failed/s" || m.Value.V != 0.02 {
 		t.Errorf("old failure rate %+v", m)
 	}
 
-	// A full history: one run per entry, rates over time, no cumulative
+	// A full history: one run, rates over time per entry, no cumulative
 	// percentiles; a time going backwards and a bad rate are rejected.
 	r = readPath(t, "testdata/full_stats_history.csv")
-	if len(r.Runs) != 2 {
-		t.Fatalf("%d history runs", len(r.Runs))
-	}
-	h := runOf(t, r, "Aggregated")
+	h := oneRun(t, r)
 	if h.DurationS.V != 4 || h.Labels["max_users"] != "50" || h.NumPrompts.V != 12 || strings.Join(h.Flags, ",") != "full_history_windowed_percentiles" {
 		t.Errorf("history run %+v", h)
 	}
-	var rates []string
+	var rates, post2 []string
 	for _, m := range r.Metrics {
-		if m.RunID == h.ID && m.MetricID == schemas.HTTPRequestRateCurrent {
-			rates = append(rates, fmt.Sprint(m.Value.V))
+		if m.MetricID == schemas.HTTPRequestRateCurrent {
+			if m.Dimension == "" {
+				rates = append(rates, fmt.Sprint(m.Value.V))
+			} else if m.Dimension == post {
+				post2 = append(post2, fmt.Sprint(m.Value.V))
+			}
 		}
 	}
 	if got := strings.Join(rates, " "); got != "0 1.5 4.5 6" {
 		t.Errorf("Aggregated rates over time: %s", got)
 	}
+	if len(post2) == 0 {
+		t.Error("no per-endpoint rates")
+	}
 	if got := rejections(r); got != "metrics 6:1 Timestamp; metrics 8:27 Requests/s" {
 		t.Errorf("rejections %s", got)
 	}
 
-	// Failures keep their messages; a bad count is rejected.
+	// Failures keep their messages, under their endpoint; a bad count is
+	// rejected.
 	r = readPath(t, "testdata/demo_failures.csv")
-	if run := r.Runs[0]; run.Failed.V != 5 || !strings.Contains(r.Version, "2.44 or later") {
+	if run := oneRun(t, r); run.Failed.V != 5 || !strings.Contains(r.Version, "2.44 or later") {
 		t.Errorf("failures run %+v %s", run, r.Version)
 	}
-	if m := r.Metrics[0]; m.Value.V != 3 || m.NativeName != "POST /v1/completions" ||
+	if m := r.Metrics[0]; m.Value.V != 3 || m.NativeName != "POST /v1/completions" || m.Dimension != post ||
 		m.Note != "error: HTTPError('503 Server Error: Service Unavailable, retry later'); first seen 2026-11-30 10:00:01; last seen 2026-11-30 10:04:59" {
 		t.Errorf("failure row %+v", m)
 	}
@@ -194,14 +211,15 @@ func TestSemantics(t *testing.T) {
 	}
 }
 
-// TestSharedCorpus checks values against the real run's four files.
+// TestSharedCorpus checks values against the real run's four files, each
+// read alone.
 func TestSharedCorpus(t *testing.T) {
 	dir := testkit.Corpus(t, "locust")
 	r := readPath(t, filepath.Join(dir, "results_stats.csv"))
-	if len(r.Runs) != 9 || len(r.Rejections) != 0 {
-		t.Fatalf("%d runs, rejections %v", len(r.Runs), r.Rejections)
+	agg := oneRun(t, r)
+	if len(r.Rejections) != 0 || agg.Labels["endpoints"] != "8" {
+		t.Fatalf("rejections %v, run %+v", r.Rejections, agg)
 	}
-	agg := runOf(t, r, "Aggregated")
 	if agg.NumPrompts.V != 2210 || agg.Failed.V != 1607 || agg.Completed.V != 603 {
 		t.Errorf("Aggregated %+v", agg)
 	}
@@ -210,16 +228,19 @@ func TestSharedCorpus(t *testing.T) {
 		pct, want float64
 	}{{schemas.StatMean, -1, 0.050184648958923994}, {schemas.StatMin, -1, 0.0025905000511556864}, {schemas.StatMax, -1, 2.1602996999863535},
 		{schemas.StatMedian, -1, 0.003}, {schemas.StatP, 98, 2}, {schemas.StatP, 99.99, 2.2}} {
-		if m := metric(t, r, agg.ID, schemas.HTTPResponseTime, c.stat, c.pct); math.Abs(m.Value.V-c.want) > 1e-15 {
+		if m := dimMetric(t, r, "", schemas.HTTPResponseTime, c.stat, c.pct); math.Abs(m.Value.V-c.want) > 1e-15 {
 			t.Errorf("%s: %v, want %v", m.NativeName, m.Value.V, c.want)
 		}
 	}
-	if m := metric(t, r, agg.ID, schemas.HTTPRequestRate, schemas.StatValue, -1); m.Value.V != 37.30488469320527 {
+	if m := dimMetric(t, r, "", schemas.HTTPRequestRate, schemas.StatValue, -1); m.Value.V != 37.30488469320527 {
 		t.Errorf("Requests/s %+v", m)
+	}
+	if m := dimMetric(t, r, "endpoint GET /api/v1/health", schemas.HTTPRequests, schemas.StatSum, -1); m.Value.V != 573 {
+		t.Errorf("health requests %+v", m)
 	}
 
 	r = readPath(t, filepath.Join(dir, "results_stats_history.csv"))
-	h := r.Runs[0]
+	h := oneRun(t, r)
 	if h.NumPrompts.V != 2050 || h.Failed.V != 1496 || h.DurationS.V != 56 || h.Labels["max_users"] != "50" || len(r.Rejections) != 0 {
 		t.Errorf("history %+v; rejections %v", h, r.Rejections)
 	}
@@ -234,12 +255,12 @@ func TestSharedCorpus(t *testing.T) {
 	}
 	// The default history's Aggregated percentiles are cumulative: the last
 	// row's are the run's.
-	if m := metric(t, r, h.ID, schemas.HTTPResponseTime, schemas.StatP, 99.9); m.Value.V != 2.1 || !strings.Contains(m.Note, "cumulative") {
+	if m := dimMetric(t, r, "", schemas.HTTPResponseTime, schemas.StatP, 99.9); m.Value.V != 2.1 || !strings.Contains(m.Note, "cumulative") {
 		t.Errorf("last-row p99.9 %+v", m)
 	}
 
 	r = readPath(t, filepath.Join(dir, "results_failures.csv"))
-	if r.Runs[0].Failed.V != 1607 || len(r.Metrics) != 8 {
+	if oneRun(t, r).Failed.V != 1607 || len(r.Metrics) != 8 {
 		t.Errorf("failures: %+v, %d metrics", r.Runs[0], len(r.Metrics))
 	}
 	r = readPath(t, filepath.Join(dir, "results_exceptions.csv"))
@@ -265,8 +286,8 @@ func TestDriver(t *testing.T) {
 				}
 			}
 		}
-		if got := sum.Totals(schemas.TableRuns).Ingested; got != 12 {
-			t.Errorf("%d runs", got)
+		if got := sum.Totals(schemas.TableRuns).Ingested; got != 1 || len(sum.Manifest.Sources) != 1 || len(sum.Manifest.Sources[0].Files) != 4 {
+			t.Errorf("%d runs from %d sources: the four files of one test are one run", got, len(sum.Manifest.Sources))
 		}
 	}
 }
@@ -280,7 +301,7 @@ func TestFileErrors(t *testing.T) {
 	// An unterminated quote swallows the rest of the file (lazy quotes, as
 	// Locust before 1.0 did not escape names): the row is rejected.
 	r, err := ingesttest.ReadBytes(locust.Format{}, "x_stats.csv", []byte("Type,Name,Request Count,Failure Count,50%\r\nGET,\"/a,1,0,3\r\n"))
-	if err != nil || rejections(r) != "runs 2:5 " {
+	if err != nil || rejections(r) != "metrics 2:5 " {
 		t.Errorf("bad quote: %v, rejections %s", err, rejections(r))
 	}
 	_, err = ingesttest.ReadBytes(locust.Format{}, "x_stats.csv", []byte("\r\n"))
@@ -363,3 +384,59 @@ type countSink struct {
 }
 
 func (s *countSink) Metric(*schemas.Metric) error { s.metrics++; return nil }
+
+// TestOneTestOneRun: the four files of one locust --csv run (a hand-made
+// test in the real layout: CRLF, four-column failures) are one source and
+// one run, whose endpoints are a dimension; V012 then has no runs of one
+// test to call prefix-cache reuse. The same for the real corpus run.
+func TestOneTestOneRun(t *testing.T) {
+	ctx := context.Background()
+	paths, _ := filepath.Glob(filepath.Join("testdata", "test", "chat_*.csv"))
+	check := func(paths []string, files int, wantReqs int64) string {
+		t.Helper()
+		dest := filepath.Join(t.TempDir(), "b")
+		sum, err := ingest.ToBundle(ctx, paths, dest, ingest.Options{Formats: all.Formats()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(sum.Manifest.Sources) != 1 || len(sum.Manifest.Sources[0].Files) != files || sum.Totals(schemas.TableRuns).Ingested != 1 {
+			t.Fatalf("%d sources, %+v", len(sum.Manifest.Sources), sum.Manifest.Sources)
+		}
+		src := sum.Manifest.Sources[0]
+		for table, c := range src.Counts {
+			if c.Read != c.Ingested+c.Rejected {
+				t.Errorf("%s: %+v", table, c)
+			}
+		}
+		b, _ := schemas.OpenBundle(dest)
+		runs, _ := b.Runs(ctx)
+		run := runs[0]
+		if run.Format != "locust-test" || len(run.SourceFiles) != files || run.NumPrompts.V != wantReqs || !run.WindowStart.OK {
+			t.Errorf("run %+v", run)
+		}
+		rep, err := validate.ValidateBundles(ctx, []string{dest}, validate.Options{Rules: []string{"V012"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(rep.Findings) != 0 {
+			t.Errorf("V012 findings %+v", rep.Findings)
+		}
+		return strings.Join(src.Warnings, "; ")
+	}
+	if w := check(paths, 4, 120); w != "" {
+		t.Errorf("warnings %s", w)
+	}
+	dir := ingesttest.SharedDir(t, "locust")
+	real, _ := filepath.Glob(filepath.Join(dir, "*.csv"))
+	check(real, 4, 2210)
+}
+
+// TestNotOneTest: files named as one test whose failures outnumber the
+// stats' are refused, naming both.
+func TestNotOneTest(t *testing.T) {
+	s, f := filepath.Join("testdata", "demo_stats.csv"), filepath.Join("testdata", "demo_failures.csv")
+	_, err := ingest.ToBundle(context.Background(), []string{s, f}, filepath.Join(t.TempDir(), "b"), ingest.Options{Formats: all.Formats()})
+	if err == nil || !strings.Contains(err.Error(), s+" and "+f+" are named as one run, but their failure count differs (3 in the stats against 5 in the failures)") {
+		t.Errorf("err %v", err)
+	}
+}
