@@ -14,15 +14,15 @@ import (
 // it, so users supply it (see [LoadInventory]); capture fills what it can
 // measure. An empty field means unknown: nothing is guessed.
 type Inventory struct {
-	Model          string     `json:"model"`
-	ModelRevision  string     `json:"model_revision"`
-	Quantization   string     `json:"quantization"`
+	Model         string `json:"model"`
+	ModelRevision string `json:"model_revision"`
+	Quantization  string `json:"quantization"`
 	// Reasoning says how the model's reasoning reaches the client (see
 	// ReasoningModes): "none" (the model emits none), "split" (the server
 	// sends it apart, as reasoning_content) or "inline" (inside the answer
 	// text). With none or inline a tool's answer-only TTFT and TPOT time
 	// the same tokens as its all-output ones.
-	Reasoning string `json:"reasoning,omitempty"`
+	Reasoning      string     `json:"reasoning,omitempty"`
 	Engine         string     `json:"engine"`
 	EngineVersion  string     `json:"engine_version"`
 	LaunchArgs     []string   `json:"launch_args"`
