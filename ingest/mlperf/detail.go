@@ -329,6 +329,17 @@ var skipLabel = map[string]bool{
 	"loaded_qsl_set": true, "loadgen_file_sha1": true, "generic_message": true,
 }
 
+// A detailReader turns a detail log's entries into logData.
+type detailReader struct {
+	sink ingest.Sink
+	d    *logData
+	uniq []entry // the first occurrence of each key, in file order
+
+	tokenMode bool
+	esMet     bool
+	targetP   float64
+}
+
 // readDetail reads a detail log into logData.
 func readDetail(ctx context.Context, path string, r io.Reader, sink ingest.Sink) (*logData, error) {
 	log, err := scanDetail(ctx, path, r)
@@ -338,105 +349,127 @@ func readDetail(ctx context.Context, path string, r io.Reader, sink ingest.Sink)
 	for _, rej := range log.rejected {
 		sink.Reject(rej)
 	}
-	d := newLogData(formatDetail)
+	dr := &detailReader{sink: sink, d: newLogData(formatDetail), esMet: true}
+	dr.dedupe(log.entries)
+	dr.settings()
+	dr.validity()
+	for _, e := range dr.uniq {
+		dr.entry(e)
+	}
+	dr.d.serverChecks(sink)
+	return dr.d, nil
+}
+
+// dedupe keeps the first occurrence of each key (as LoadGen's log_parser
+// does) and reports LoadGen's errors and warnings.
+func (r *detailReader) dedupe(entries []entry) {
 	first := map[string]int{}
-	var uniq []entry
-	for _, e := range log.entries {
+	for _, e := range entries {
 		if e.lenient {
-			sink.Warn(fmt.Sprintf("line %d: %s: the value is not valid JSON (LoadGen does not escape strings); read as raw text", e.line, e.key))
+			r.sink.Warn(fmt.Sprintf("line %d: %s: the value is not valid JSON (LoadGen does not escape strings); read as raw text", e.line, e.key))
 		}
 		if e.isError || e.isWarning || strings.HasPrefix(e.key, "error_") || e.key == "warning_generic_message" {
 			kind := "warning"
 			if e.isError || strings.HasPrefix(e.key, "error_") {
 				kind = "error"
 			}
-			sink.Warn(fmt.Sprintf("line %d: LoadGen %s %s: %s", e.line, kind, e.key, truncate(e.text, 300)))
+			r.sink.Warn(fmt.Sprintf("line %d: LoadGen %s %s: %s", e.line, kind, e.key, truncate(e.text, 300)))
 			continue
 		}
 		if at, dup := first[e.key]; dup {
 			if e.key != "generic_message" {
-				sink.Warn(fmt.Sprintf("line %d: key %s repeats (first at line %d); the first value is used", e.line, e.key, at))
+				r.sink.Warn(fmt.Sprintf("line %d: key %s repeats (first at line %d); the first value is used", e.line, e.key, at))
 			}
 			continue
 		}
 		first[e.key] = e.line
-		uniq = append(uniq, e)
+		r.uniq = append(r.uniq, e)
 	}
-	get := func(k string) (entry, bool) {
-		for _, e := range uniq {
-			if e.key == k {
-				return e, true
-			}
-		}
-		return entry{}, false
-	}
-	str := func(k string) string {
-		e, _ := get(k)
-		return e.text
-	}
-	integer := func(k string) schemas.Opt[int64] {
-		e, ok := get(k)
-		if !ok || e.kind != jsonscan.Number {
-			return schemas.Opt[int64]{}
-		}
-		n, err := strconv.ParseInt(e.text, 10, 64)
-		if err != nil || n < 0 {
-			return schemas.Opt[int64]{}
-		}
-		return schemas.Some(n)
-	}
-	number := func(k string) schemas.Opt[float64] {
-		e, ok := get(k)
-		if !ok || e.kind != jsonscan.Number {
-			return schemas.Opt[float64]{}
-		}
-		f, err := jsonscan.Float([]byte(e.text))
-		if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
-			return schemas.Opt[float64]{}
-		}
-		return schemas.Some(f)
-	}
+}
 
-	if v := str("loadgen_version"); v != "" {
+func (r *detailReader) get(k string) (entry, bool) {
+	for _, e := range r.uniq {
+		if e.key == k {
+			return e, true
+		}
+	}
+	return entry{}, false
+}
+
+func (r *detailReader) str(k string) string {
+	e, _ := r.get(k)
+	return e.text
+}
+
+func (r *detailReader) integer(k string) schemas.Opt[int64] {
+	e, ok := r.get(k)
+	if !ok || e.kind != jsonscan.Number {
+		return schemas.Opt[int64]{}
+	}
+	n, err := strconv.ParseInt(e.text, 10, 64)
+	if err != nil || n < 0 {
+		return schemas.Opt[int64]{}
+	}
+	return schemas.Some(n)
+}
+
+func (r *detailReader) number(k string) schemas.Opt[float64] {
+	e, ok := r.get(k)
+	if !ok || e.kind != jsonscan.Number {
+		return schemas.Opt[float64]{}
+	}
+	f, err := jsonscan.Float([]byte(e.text))
+	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
+		return schemas.Opt[float64]{}
+	}
+	return schemas.Some(f)
+}
+
+// settings reads the version, date, scenario, token mode, counts and the
+// Server target.
+func (r *detailReader) settings() {
+	d := r.d
+	if v := r.str("loadgen_version"); v != "" {
 		d.version = "LoadGen " + v
 	} else {
 		d.version = "LoadGen 1.0 or later (no loadgen_version line)"
 	}
-	d.date = str("test_datetime")
-	d.scenario = str("effective_scenario")
+	d.date = r.str("test_datetime")
+	d.scenario = r.str("effective_scenario")
 	if d.scenario == "" {
-		d.scenario = str("requested_scenario")
+		d.scenario = r.str("requested_scenario")
 	}
-	switch e, ok := get("requested_use_token_latencies"); {
+	switch e, ok := r.get("requested_use_token_latencies"); {
 	case ok && (e.kind == jsonscan.True || e.kind == jsonscan.False):
 		d.token = schemas.Some(e.kind == jsonscan.True)
 	default:
-		_, a := get("result_first_token_mean_latency_ns")
-		_, b := get("result_tokens_per_second")
+		_, a := r.get("result_first_token_mean_latency_ns")
+		_, b := r.get("result_tokens_per_second")
 		if a || b {
 			d.token = schemas.Some(true)
 		}
 	}
-	tokenMode := d.token.OK && d.token.V
-	d.queries = integer("result_query_count")
-	d.samplesPerQuery = integer("generated_samples_per_query")
+	r.tokenMode = d.token.OK && d.token.V
+	d.queries = r.integer("result_query_count")
+	d.samplesPerQuery = r.integer("generated_samples_per_query")
 	if !d.samplesPerQuery.OK {
-		d.samplesPerQuery = integer("effective_samples_per_query")
+		d.samplesPerQuery = r.integer("effective_samples_per_query")
 	}
 	if d.scenario == scServer {
-		d.targetQPS = number("effective_target_qps")
+		d.targetQPS = r.number("effective_target_qps")
 		if !d.targetQPS.OK {
-			d.targetQPS = number("requested_server_target_qps")
+			d.targetQPS = r.number("requested_server_target_qps")
 		}
 	}
-	targetP := 0.0
-	if p := number("effective_target_latency_percentile"); p.OK && p.V > 0 && p.V < 1 {
-		targetP = p.V
+	if p := r.number("effective_target_latency_percentile"); p.OK && p.V > 0 && p.V < 1 {
+		r.targetP = p.V
 	}
+}
 
-	// Validity and its reasons.
-	validity := str("result_validity")
-	if validity == "INVALID" {
+// validity reads the result's validity and its reasons as flags.
+func (r *detailReader) validity() {
+	d := r.d
+	if r.str("result_validity") == "INVALID" {
 		d.flag("result_invalid")
 	}
 	for _, k := range []struct{ key, flag string }{
@@ -445,167 +478,166 @@ func readDetail(ctx context.Context, path string, r io.Reader, sink ingest.Sink)
 		{"result_min_queries_met", "min_queries_not_met"},
 		{"early_stopping_met", "early_stopping_not_met"},
 	} {
-		if e, ok := get(k.key); ok && e.kind == jsonscan.False {
+		if e, ok := r.get(k.key); ok && e.kind == jsonscan.False {
 			d.flag(k.flag)
 		}
 	}
-	if n := integer("num_errors"); n.OK && n.V > 0 {
+	if n := r.integer("num_errors"); n.OK && n.V > 0 {
 		d.flag("loadgen_errors")
 	}
-	if e, ok := get("effective_sample_concatenate_permutation"); ok && e.kind == jsonscan.True {
+	if e, ok := r.get("effective_sample_concatenate_permutation"); ok && e.kind == jsonscan.True {
 		d.flag("sample_concatenate_permutation")
 	}
-	if _, ok := get("result_inferred_completed_tokens_per_second"); ok {
+	if _, ok := r.get("result_inferred_completed_tokens_per_second"); ok {
 		d.flag("token_latencies_inferred")
 	}
-	if _, ok := get("result_inferred_tokens_per_second"); ok {
+	if _, ok := r.get("result_inferred_tokens_per_second"); ok {
 		d.flag("token_latencies_inferred")
 	}
-	esMet := true
-	if e, ok := get("early_stopping_met"); ok && e.kind == jsonscan.False {
-		esMet = false
+	if e, ok := r.get("early_stopping_met"); ok && e.kind == jsonscan.False {
+		r.esMet = false
 	}
+}
 
-	reject := func(e entry, reason string) {
-		sink.Reject(schemas.Rejection{Table: schemas.TableMetrics, Line: e.line, Column: e.col, Field: e.key, Reason: reason})
+func (r *detailReader) reject(e entry, reason string) {
+	r.sink.Reject(schemas.Rejection{Table: schemas.TableMetrics, Line: e.line, Column: e.col, Field: e.key, Reason: reason})
+}
+
+// num checks a statistic's value: a number, finite.
+func (r *detailReader) num(e entry) (float64, bool) {
+	if e.kind != jsonscan.Number {
+		r.reject(e, fmt.Sprintf("expected a number, found %s", describe(e)))
+		return 0, false
 	}
-	// num checks a statistic's value: a number, finite.
-	num := func(e entry) (float64, bool) {
-		if e.kind != jsonscan.Number {
-			reject(e, fmt.Sprintf("expected a number, found %s", describe(e)))
-			return 0, false
-		}
-		f, err := jsonscan.Float([]byte(e.text))
-		if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
-			reject(e, "expected a finite number, found "+e.text)
-			return 0, false
-		}
-		return f, true
+	f, err := jsonscan.Float([]byte(e.text))
+	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
+		r.reject(e, "expected a finite number, found "+e.text)
+		return 0, false
 	}
-	latency := func(e entry, id schemas.MetricID, stat string, pct float64, method string) {
-		f, ok := num(e)
-		if !ok {
+	return f, true
+}
+
+func (r *detailReader) latency(e entry, id schemas.MetricID, stat string, pct float64, method string) {
+	f, ok := r.num(e)
+	if !ok {
+		return
+	}
+	if f < 0 && id != schemas.TPOTLoadGen {
+		r.reject(e, "negative latency "+e.text)
+		return
+	}
+	if f < 0 {
+		r.d.flag("negative_tpot")
+	}
+	r.d.addNS(id, stat, pct, method, e.key, f)
+}
+
+// latencyKeys map the detail log's latency keys (statistic, percentile) to
+// definitions.
+var latencyKeys = []struct {
+	stat, pct *regexp.Regexp
+	id        schemas.MetricID
+}{
+	{reLatency, reLatencyP, schemas.E2EScheduled},
+	{reQueryLatency, reQueryP, schemas.QueryLatencyScheduled},
+	{reTTFT, reTTFTP, schemas.TTFTScheduled},
+	{reTPOT, reTPOTP, schemas.TPOTLoadGen},
+}
+
+// entry reads one entry: a latency, a rate, a setting read into a metric,
+// or a label.
+func (r *detailReader) entry(e entry) {
+	k := e.key
+	for _, lk := range latencyKeys {
+		if g := lk.stat.FindStringSubmatch(k); g != nil {
+			r.latency(e, lk.id, statOf[g[1]], 0, statMethod(g[1]))
 			return
 		}
-		if f < 0 && id != schemas.TPOTLoadGen {
-			reject(e, "negative latency "+e.text)
-			return
+		if g := lk.pct.FindStringSubmatch(k); g != nil {
+			if p, ok := pctLabel(g[1]); ok {
+				r.latency(e, lk.id, schemas.StatP, p, string(stats.NearestRankFloor))
+				return
+			}
 		}
-		if f < 0 {
-			d.flag("negative_tpot")
-		}
-		d.addNS(id, stat, pct, method, e.key, f)
 	}
+	if id, ok := rateKeys[k]; ok {
+		r.rate(e, id)
+		return
+	}
+	if r.setting(e) {
+		return
+	}
+	if skipLabel[k] {
+		if e.kind == jsonscan.BeginArray {
+			r.d.labels[k] = fmt.Sprintf("[array of %d]", e.n)
+		}
+		return
+	}
+	if (strings.HasPrefix(k, "early_stopping_") && strings.HasSuffix(k, "_result")) || k == "result_invalid_reason" {
+		r.d.labels[k] = cleanResult(e.text)
+		return
+	}
+	r.d.labels[k] = labelText(e)
+}
 
-	for _, e := range uniq {
-		k := e.key
-		if g := reLatency.FindStringSubmatch(k); g != nil {
-			latency(e, schemas.E2EScheduled, statOf[g[1]], 0, statMethod(g[1]))
-			continue
-		}
-		if g := reLatencyP.FindStringSubmatch(k); g != nil {
-			if p, ok := pctLabel(g[1]); ok {
-				latency(e, schemas.E2EScheduled, schemas.StatP, p, string(stats.NearestRankFloor))
-				continue
-			}
-		}
-		if g := reQueryLatency.FindStringSubmatch(k); g != nil {
-			latency(e, schemas.QueryLatencyScheduled, statOf[g[1]], 0, statMethod(g[1]))
-			continue
-		}
-		if g := reQueryP.FindStringSubmatch(k); g != nil {
-			if p, ok := pctLabel(g[1]); ok {
-				latency(e, schemas.QueryLatencyScheduled, schemas.StatP, p, string(stats.NearestRankFloor))
-				continue
-			}
-		}
-		if g := reTTFT.FindStringSubmatch(k); g != nil {
-			latency(e, schemas.TTFTScheduled, statOf[g[1]], 0, statMethod(g[1]))
-			continue
-		}
-		if g := reTTFTP.FindStringSubmatch(k); g != nil {
-			if p, ok := pctLabel(g[1]); ok {
-				latency(e, schemas.TTFTScheduled, schemas.StatP, p, string(stats.NearestRankFloor))
-				continue
-			}
-		}
-		if g := reTPOT.FindStringSubmatch(k); g != nil {
-			latency(e, schemas.TPOTLoadGen, statOf[g[1]], 0, statMethod(g[1]))
-			continue
-		}
-		if g := reTPOTP.FindStringSubmatch(k); g != nil {
-			if p, ok := pctLabel(g[1]); ok {
-				latency(e, schemas.TPOTLoadGen, schemas.StatP, p, string(stats.NearestRankFloor))
-				continue
-			}
-		}
-		if id, ok := rateKeys[k]; ok {
-			f, ok := num(e)
-			if !ok {
-				continue
-			}
-			if f < 0 {
-				reject(e, "negative rate "+e.text)
-				continue
-			}
-			note := ""
-			if k == "result_token_throughput" {
-				if f < 1e-3 {
-					note = "LoadGen wrote " + e.text + " tokens per nanosecond (a LoadGen bug); stored x1e9 as tokens/s"
-					f *= 1e9
-					d.flag("result_token_throughput_per_ns_converted")
-				} else {
-					note = "LoadGen wrote " + e.text + "; too large to be tokens per nanosecond, so taken as tokens/s"
-					d.flag("result_token_throughput_taken_as_per_second")
-				}
-			}
-			d.addValue(id, k, f, note)
-			continue
-		}
-		switch k {
-		case "early_stopping_latency_ss", "early_stopping_latency_ms":
-			earlyStoppingEntry(d, e, num, tokenMode, esMet, targetP)
-			continue
-		case "requested_server_ttft_latency", "requested_server_tpot_latency":
-			d.labels[k] = e.text
-			if d.scenario == scServer && tokenMode {
-				if f, ok := num(e); ok && f > 0 {
-					id := schemas.TTFTScheduledLimit
-					if k == "requested_server_tpot_latency" {
-						id = schemas.TPOTLoadGenLimit
-					}
-					d.limit(id, k, f, targetP)
-				}
-			}
-			continue
-		case "effective_target_latency_ns":
-			d.labels[k] = e.text
-			if d.scenario == scServer && !tokenMode {
-				if f, ok := num(e); ok && f > 0 {
-					d.limit(schemas.E2EScheduledLimit, k, f, targetP)
-				}
-			}
-			continue
-		case "loadgen_git_log_message":
-			first, _, _ := strings.Cut(e.text, `\n`)
-			first, _, _ = strings.Cut(first, "\n")
-			d.labels[k] = truncate(first, 200)
-			continue
-		}
-		if skipLabel[k] {
-			if e.kind == jsonscan.BeginArray {
-				d.labels[k] = fmt.Sprintf("[array of %d]", e.n)
-			}
-			continue
-		}
-		if (strings.HasPrefix(k, "early_stopping_") && strings.HasSuffix(k, "_result")) || k == "result_invalid_reason" {
-			d.labels[k] = cleanResult(e.text)
-			continue
-		}
-		d.labels[k] = labelText(e)
+// rate reads a result rate; result_token_throughput is tokens per
+// nanosecond (a LoadGen bug) and becomes tokens per second.
+func (r *detailReader) rate(e entry, id schemas.MetricID) {
+	f, ok := r.num(e)
+	if !ok {
+		return
 	}
-	d.serverChecks(sink)
-	return d, nil
+	if f < 0 {
+		r.reject(e, "negative rate "+e.text)
+		return
+	}
+	note := ""
+	if e.key == "result_token_throughput" {
+		if f < 1e-3 {
+			note = "LoadGen wrote " + e.text + " tokens per nanosecond (a LoadGen bug); stored x1e9 as tokens/s"
+			f *= 1e9
+			r.d.flag("result_token_throughput_per_ns_converted")
+		} else {
+			note = "LoadGen wrote " + e.text + "; too large to be tokens per nanosecond, so taken as tokens/s"
+			r.d.flag("result_token_throughput_taken_as_per_second")
+		}
+	}
+	r.d.addValue(id, e.key, f, note)
+}
+
+// setting reads the entries that become metrics or trimmed labels: early
+// stopping, the Server latency limits, the git log message.
+func (r *detailReader) setting(e entry) bool {
+	d, k := r.d, e.key
+	switch k {
+	case "early_stopping_latency_ss", "early_stopping_latency_ms":
+		earlyStoppingEntry(d, e, r.num, r.tokenMode, r.esMet, r.targetP)
+	case "requested_server_ttft_latency", "requested_server_tpot_latency":
+		d.labels[k] = e.text
+		if d.scenario == scServer && r.tokenMode {
+			if f, ok := r.num(e); ok && f > 0 {
+				id := schemas.TTFTScheduledLimit
+				if k == "requested_server_tpot_latency" {
+					id = schemas.TPOTLoadGenLimit
+				}
+				d.limit(id, k, f, r.targetP)
+			}
+		}
+	case "effective_target_latency_ns":
+		d.labels[k] = e.text
+		if d.scenario == scServer && !r.tokenMode {
+			if f, ok := r.num(e); ok && f > 0 {
+				d.limit(schemas.E2EScheduledLimit, k, f, r.targetP)
+			}
+		}
+	case "loadgen_git_log_message":
+		first, _, _ := strings.Cut(e.text, `\n`)
+		first, _, _ = strings.Cut(first, "\n")
+		d.labels[k] = truncate(first, 200)
+	default:
+		return false
+	}
+	return true
 }
 
 // limit adds a Server latency constraint.

@@ -67,295 +67,362 @@ func (e summaryEra) String() string {
 	return "LoadGen " + e.lo + ".." + e.hi + " (summary text)"
 }
 
+// A summaryReader reads mlperf_log_summary.txt line by line into logData.
+type summaryReader struct {
+	path string
+	sink ingest.Sink
+	d    *logData
+
+	line      int
+	sec       int
+	block     string // current "* ..." block: early stopping or recommendations
+	blockText map[string][]string
+	esDiscard map[string]int
+	esQueries map[string]int
+	perQuery  bool
+	era       summaryEra
+	title     bool
+}
+
 // readSummary reads mlperf_log_summary.txt.
 func readSummary(ctx context.Context, path string, r io.Reader, sink ingest.Sink) (*logData, error) {
-	d := newLogData(formatSummary)
+	s := &summaryReader{path: path, sink: sink, d: newLogData(formatSummary), sec: secHeader,
+		blockText: map[string][]string{}, esDiscard: map[string]int{}, esQueries: map[string]int{}}
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64<<10), 16<<20)
-	var (
-		line      int
-		sec       = secHeader
-		block     string // current "* ..." block: early stopping or recommendations
-		blockText = map[string][]string{}
-		esDiscard = map[string]int{}
-		esQueries = map[string]int{}
-		perQuery  bool
-		era       summaryEra
-		title     bool
-	)
-	bound := func(lo, hi string) {
-		if lo != "" && lo > era.lo {
-			era.lo = lo
-		}
-		if hi != "" && (era.hi == "" || hi < era.hi) {
-			era.hi = hi
-		}
-	}
-	reject := func(col int, field, reason string) {
-		sink.Reject(schemas.Rejection{Table: schemas.TableMetrics, Line: line, Column: col, Field: field, Reason: reason})
-	}
-	// value parses a number after a label; LoadGen prints integers for
-	// nanoseconds and up to six significant digits for rates.
-	value := func(label, text string, col int) (float64, bool) {
-		f, err := strconv.ParseFloat(text, 64)
-		if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
-			reject(col, label, fmt.Sprintf("expected a number, found %q", truncate(text, 60)))
-			return 0, false
-		}
-		return f, true
-	}
-	latency := func(label, text string, col int, id schemas.MetricID, stat string, pct float64, method string) {
-		f, ok := value(label, text, col)
-		if !ok {
-			return
-		}
-		if f < 0 && id != schemas.TPOTLoadGen {
-			reject(col, label, "negative latency "+text)
-			return
-		}
-		if f < 0 {
-			d.flag("negative_tpot")
-		}
-		if d.has(id, stat, pct) {
-			return // the header's target percentile repeats in Additional Stats
-		}
-		d.addNS(id, stat, pct, method, label, f)
-	}
 	for sc.Scan() {
-		line++
-		if line&0xff == 0 {
+		s.line++
+		if s.line&0xff == 0 {
 			if err := ctx.Err(); err != nil {
 				return nil, err
 			}
 		}
-		raw := strings.TrimRight(sc.Text(), "\r")
-		t := strings.TrimSpace(raw)
-		switch {
-		case t == "":
-			perQuery = false
-			continue
-		case strings.Trim(t, "=") == "":
-			continue
-		case t == summaryTitle:
-			title = true
-			sec = secHeader
-			continue
-		case t == "Additional Stats":
-			sec, block = secAdditional, ""
-			continue
-		case t == "Test Parameters Used":
-			sec, block = secParams, ""
-			continue
+		if err := s.readLine(strings.TrimRight(sc.Text(), "\r")); err != nil {
+			return nil, err
 		}
-		if !title {
-			return nil, &ingest.Error{File: path, Line: line, Err: fmt.Errorf("not an MLPerf LoadGen summary: %q before the %q title", truncate(t, 60), summaryTitle)}
-		}
-		if strings.HasPrefix(t, "*") {
-			if block == "" {
-				block = "notes"
-			}
-			blockText[block] = append(blockText[block], strings.TrimSpace(strings.TrimPrefix(t, "*")))
-			if g := reESEstimate.FindStringSubmatch(t); g != nil {
-				p, ok := pctLabel(g[1])
-				if !ok {
-					reject(1, block, "bad percentile "+g[1])
-					continue
-				}
-				switch {
-				case strings.Contains(g[1], "."):
-					bound("2025-02", "")
-				default:
-					bound("", "2025-02")
-				}
-				f, _ := strconv.ParseFloat(g[2], 64)
-				id := schemas.E2EScheduledEarlyStopping
-				switch {
-				case block == "TTFT Early Stopping Result":
-					id = schemas.TTFTScheduledEarlyStopping
-				case block == "TPOT Early Stopping Result":
-					id = schemas.TPOTLoadGenEarlyStopping
-				case d.scenario == scMultiStream:
-					id = schemas.QueryLatencyScheduledEarlyStopping
-				}
-				if !d.has(id, schemas.StatP, p) {
-					d.addNS(id, schemas.StatP, p, methodEarlyStopping, "Early stopping "+g[1]+"th percentile estimate", f)
-				}
-			}
-			if g := reESProcessed.FindStringSubmatch(t); g != nil {
-				esQueries[block], _ = strconv.Atoi(g[2])
-			}
-			if g := reESDiscard.FindStringSubmatch(t); g != nil {
-				esDiscard[block], _ = strconv.Atoi(g[1])
-			}
-			continue
-		}
-		if strings.HasSuffix(t, ":") && !strings.Contains(strings.TrimSuffix(t, ":"), ":") {
-			// A block heading: "Early Stopping Result:", "Recommendations:",
-			// "Per-query latency:".
-			block = strings.TrimSuffix(t, ":")
-			if strings.EqualFold(block, "Per-query latency") {
-				perQuery, block = true, ""
-			}
-			continue
-		}
-		if g := reCount.FindStringSubmatch(t); g != nil {
-			n := g[1]
-			if n == "No" {
-				n = "0"
-			}
-			d.labels[g[2]] = n
-			if g[2] == "errors" && n != "0" {
-				d.flag("loadgen_errors")
-			}
-			continue
-		}
-		if strings.HasPrefix(t, "WARNING:") {
-			if strings.Contains(t, "sample_concatenate_permutation") {
-				d.flag("sample_concatenate_permutation")
-			}
-			continue
-		}
-		labelRaw, val, ok := strings.Cut(t, ":")
-		if !ok {
-			if block != "" {
-				// LoadGen wraps some early-stopping and recommendation
-				// sentences over several lines.
-				blockText[block] = append(blockText[block], t)
-				continue
-			}
-			if sec == secParams {
-				continue // the continuation of a WARNING paragraph
-			}
-			reject(1, "", "not a 'label : value' line: "+truncate(t, 60))
-			continue
-		}
-		label := strings.Join(strings.Fields(labelRaw), " ")
-		val = strings.TrimSpace(val)
-		col := strings.Index(raw, val) + 1
-		low := strings.ToLower(label)
-		if sec == secParams {
-			key := strings.NewReplacer(" (ns)", "_ns", " (ms)", "_ms", " ", "_").Replace(label)
-			d.labels[key] = val
-			switch key {
-			case "target_qps":
-				if f, err := strconv.ParseFloat(val, 64); err == nil && f > 0 {
-					d.targetQPS = schemas.Some(f)
-				}
-			case "samples_per_query":
-				if n, err := strconv.ParseInt(val, 10, 64); err == nil && n > 0 {
-					d.samplesPerQuery = schemas.Some(n)
-				}
-			}
-			continue
-		}
-		block = ""
-		switch low {
-		case "sut name":
-			d.labels["sut_name"] = val
-			continue
-		case "scenario":
-			d.scenario = val
-			continue
-		case "mode":
-			d.labels["test_mode"] = val
-			continue
-		case "result is":
-			d.labels["result_validity"] = val
-			if val == "INVALID" {
-				d.flag("result_invalid")
-			}
-			continue
-		case "performance constraints satisfied", "min duration satisfied", "min queries satisfied", "early stopping satisfied":
-			d.labels[strings.ReplaceAll(low, " ", "_")] = val
-			if val == "NO" {
-				d.flag(map[string]string{"performance constraints satisfied": "perf_constraints_not_met", "min duration satisfied": "min_duration_not_met",
-					"min queries satisfied": "min_queries_not_met", "early stopping satisfied": "early_stopping_not_met"}[low])
-			}
-			continue
-		}
-		if id, ok := summaryRates[low]; ok {
-			f, ok := value(label, val, col)
-			if !ok {
-				continue
-			}
-			if f < 0 {
-				reject(col, label, "negative rate "+val)
-				continue
-			}
-			if strings.Contains(string(id), "token") {
-				d.token = schemas.Some(true)
-			}
-			if !d.has(id, schemas.StatValue, 0) {
-				d.addValue(id, label, f, "")
-			}
-			continue
-		}
-		latID := schemas.E2EScheduled
-		if perQuery || d.scenario == scMultiStream {
-			latID = schemas.QueryLatencyScheduled
-		}
-		if g := reSumTarget.FindStringSubmatch(low); g != nil {
-			if strings.Contains(g[1], ".") {
-				bound("2025-02", "")
-			} else {
-				bound("", "2025-02")
-			}
-			if p, ok := pctLabel(g[1]); ok {
-				latency(label, val, col, latID, schemas.StatP, p, string(stats.NearestRankFloor))
-				continue
-			}
-		}
-		if g := reSumTargetTTFT.FindStringSubmatch(low); g != nil {
-			if p, ok := pctLabel(g[1]); ok {
-				d.token = schemas.Some(true)
-				latency(label, val, col, schemas.TTFTScheduled, schemas.StatP, p, string(stats.NearestRankFloor))
-				continue
-			}
-		}
-		if g := reSumLat.FindStringSubmatch(low); g != nil {
-			latency(label, val, col, latID, statOf[g[1]], 0, statMethod(g[1]))
-			continue
-		}
-		if g := reSumLatP.FindStringSubmatch(low); g != nil {
-			if p, ok := pctLabel(g[1]); ok {
-				latency(label, val, col, latID, schemas.StatP, p, string(stats.NearestRankFloor))
-				continue
-			}
-		}
-		if g := reSumTTFT.FindStringSubmatch(low); g != nil {
-			d.token = schemas.Some(true)
-			latency(label, val, col, schemas.TTFTScheduled, statOf[g[1]], 0, statMethod(g[1]))
-			continue
-		}
-		if g := reSumTTFTP.FindStringSubmatch(low); g != nil {
-			if p, ok := pctLabel(g[1]); ok {
-				latency(label, val, col, schemas.TTFTScheduled, schemas.StatP, p, string(stats.NearestRankFloor))
-				continue
-			}
-		}
-		if g := reSumTPOT.FindStringSubmatch(low); g != nil {
-			tpotWording(g[2], bound)
-			latency(label, val, col, schemas.TPOTLoadGen, statOf[g[1]], 0, statMethod(g[1]))
-			continue
-		}
-		if g := reSumTPOTP.FindStringSubmatch(low); g != nil {
-			tpotWording(g[2], bound)
-			if p, ok := pctLabel(g[1]); ok {
-				latency(label, val, col, schemas.TPOTLoadGen, schemas.StatP, p, string(stats.NearestRankFloor))
-				continue
-			}
-		}
-		// Unknown lines are kept as labels rather than lost.
-		d.labels[strings.ReplaceAll(low, " ", "_")] = val
-		sink.Warn(fmt.Sprintf("line %d: unknown summary line %q kept as a label", line, truncate(t, 80)))
 	}
 	if err := sc.Err(); err != nil {
-		return nil, &ingest.Error{File: path, Line: line + 1, Err: err}
+		return nil, &ingest.Error{File: path, Line: s.line + 1, Err: err}
 	}
-	if !title {
+	if !s.title {
 		return nil, &ingest.Error{File: path, Err: fmt.Errorf("no %q title found", summaryTitle)}
 	}
-	for b, lines := range blockText {
+	s.finish()
+	return s.d, nil
+}
+
+func (s *summaryReader) bound(lo, hi string) {
+	if lo != "" && lo > s.era.lo {
+		s.era.lo = lo
+	}
+	if hi != "" && (s.era.hi == "" || hi < s.era.hi) {
+		s.era.hi = hi
+	}
+}
+
+func (s *summaryReader) reject(col int, field, reason string) {
+	s.sink.Reject(schemas.Rejection{Table: schemas.TableMetrics, Line: s.line, Column: col, Field: field, Reason: reason})
+}
+
+// value parses a number after a label; LoadGen prints integers for
+// nanoseconds and up to six significant digits for rates.
+func (s *summaryReader) value(label, text string, col int) (float64, bool) {
+	f, err := strconv.ParseFloat(text, 64)
+	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
+		s.reject(col, label, fmt.Sprintf("expected a number, found %q", truncate(text, 60)))
+		return 0, false
+	}
+	return f, true
+}
+
+func (s *summaryReader) latency(label, text string, col int, id schemas.MetricID, stat string, pct float64, method string) {
+	f, ok := s.value(label, text, col)
+	if !ok {
+		return
+	}
+	if f < 0 && id != schemas.TPOTLoadGen {
+		s.reject(col, label, "negative latency "+text)
+		return
+	}
+	if f < 0 {
+		s.d.flag("negative_tpot")
+	}
+	if s.d.has(id, stat, pct) {
+		return // the header's target percentile repeats in Additional Stats
+	}
+	s.d.addNS(id, stat, pct, method, label, f)
+}
+
+// readLine reads one line of the summary.
+func (s *summaryReader) readLine(raw string) error {
+	t := strings.TrimSpace(raw)
+	switch {
+	case t == "":
+		s.perQuery = false
+		return nil
+	case strings.Trim(t, "=") == "":
+		return nil
+	case t == summaryTitle:
+		s.title = true
+		s.sec = secHeader
+		return nil
+	case t == "Additional Stats":
+		s.sec, s.block = secAdditional, ""
+		return nil
+	case t == "Test Parameters Used":
+		s.sec, s.block = secParams, ""
+		return nil
+	}
+	if !s.title {
+		return &ingest.Error{File: s.path, Line: s.line, Err: fmt.Errorf("not an MLPerf LoadGen summary: %q before the %q title", truncate(t, 60), summaryTitle)}
+	}
+	if strings.HasPrefix(t, "*") {
+		s.blockLine(t)
+		return nil
+	}
+	if strings.HasSuffix(t, ":") && !strings.Contains(strings.TrimSuffix(t, ":"), ":") {
+		// A block heading: "Early Stopping Result:", "Recommendations:",
+		// "Per-query latency:".
+		s.block = strings.TrimSuffix(t, ":")
+		if strings.EqualFold(s.block, "Per-query latency") {
+			s.perQuery, s.block = true, ""
+		}
+		return nil
+	}
+	if s.noticeLine(t) {
+		return nil
+	}
+	labelRaw, val, ok := strings.Cut(t, ":")
+	if !ok {
+		if s.block != "" {
+			// LoadGen wraps some early-stopping and recommendation
+			// sentences over several lines.
+			s.blockText[s.block] = append(s.blockText[s.block], t)
+			return nil
+		}
+		if s.sec == secParams {
+			return nil // the continuation of a WARNING paragraph
+		}
+		s.reject(1, "", "not a 'label : value' line: "+truncate(t, 60))
+		return nil
+	}
+	label := strings.Join(strings.Fields(labelRaw), " ")
+	val = strings.TrimSpace(val)
+	col := strings.Index(raw, val) + 1
+	if s.sec == secParams {
+		s.param(label, val)
+		return nil
+	}
+	s.block = ""
+	low := strings.ToLower(label)
+	if s.headerField(low, val) || s.rate(low, label, val, col) || s.latencyLine(low, label, val, col) {
+		return nil
+	}
+	// Unknown lines are kept as labels rather than lost.
+	s.d.labels[strings.ReplaceAll(low, " ", "_")] = val
+	s.sink.Warn(fmt.Sprintf("line %d: unknown summary line %q kept as a label", s.line, truncate(t, 80)))
+	return nil
+}
+
+// blockLine reads a "* ..." line of an early-stopping or recommendation
+// block.
+func (s *summaryReader) blockLine(t string) {
+	if s.block == "" {
+		s.block = "notes"
+	}
+	s.blockText[s.block] = append(s.blockText[s.block], strings.TrimSpace(strings.TrimPrefix(t, "*")))
+	if g := reESEstimate.FindStringSubmatch(t); g != nil {
+		s.estimate(g[1], g[2])
+	}
+	if g := reESProcessed.FindStringSubmatch(t); g != nil {
+		s.esQueries[s.block], _ = strconv.Atoi(g[2])
+	}
+	if g := reESDiscard.FindStringSubmatch(t); g != nil {
+		s.esDiscard[s.block], _ = strconv.Atoi(g[1])
+	}
+}
+
+// estimate reads an early-stopping percentile estimate.
+func (s *summaryReader) estimate(pct, ns string) {
+	p, ok := pctLabel(pct)
+	if !ok {
+		s.reject(1, s.block, "bad percentile "+pct)
+		return
+	}
+	if strings.Contains(pct, ".") {
+		s.bound("2025-02", "")
+	} else {
+		s.bound("", "2025-02")
+	}
+	f, _ := strconv.ParseFloat(ns, 64)
+	id := schemas.E2EScheduledEarlyStopping
+	switch {
+	case s.block == "TTFT Early Stopping Result":
+		id = schemas.TTFTScheduledEarlyStopping
+	case s.block == "TPOT Early Stopping Result":
+		id = schemas.TPOTLoadGenEarlyStopping
+	case s.d.scenario == scMultiStream:
+		id = schemas.QueryLatencyScheduledEarlyStopping
+	}
+	if !s.d.has(id, schemas.StatP, p) {
+		s.d.addNS(id, schemas.StatP, p, methodEarlyStopping, "Early stopping "+pct+"th percentile estimate", f)
+	}
+}
+
+// noticeLine reads the warning and error counts and WARNING lines.
+func (s *summaryReader) noticeLine(t string) bool {
+	if g := reCount.FindStringSubmatch(t); g != nil {
+		n := g[1]
+		if n == "No" {
+			n = "0"
+		}
+		s.d.labels[g[2]] = n
+		if g[2] == "errors" && n != "0" {
+			s.d.flag("loadgen_errors")
+		}
+		return true
+	}
+	if strings.HasPrefix(t, "WARNING:") {
+		if strings.Contains(t, "sample_concatenate_permutation") {
+			s.d.flag("sample_concatenate_permutation")
+		}
+		return true
+	}
+	return false
+}
+
+// param reads a line of Test Parameters Used.
+func (s *summaryReader) param(label, val string) {
+	key := strings.NewReplacer(" (ns)", "_ns", " (ms)", "_ms", " ", "_").Replace(label)
+	s.d.labels[key] = val
+	switch key {
+	case "target_qps":
+		if f, err := strconv.ParseFloat(val, 64); err == nil && f > 0 {
+			s.d.targetQPS = schemas.Some(f)
+		}
+	case "samples_per_query":
+		if n, err := strconv.ParseInt(val, 10, 64); err == nil && n > 0 {
+			s.d.samplesPerQuery = schemas.Some(n)
+		}
+	}
+}
+
+// headerField reads the SUT name, scenario, mode and validity lines.
+func (s *summaryReader) headerField(low, val string) bool {
+	d := s.d
+	switch low {
+	case "sut name":
+		d.labels["sut_name"] = val
+	case "scenario":
+		d.scenario = val
+	case "mode":
+		d.labels["test_mode"] = val
+	case "result is":
+		d.labels["result_validity"] = val
+		if val == "INVALID" {
+			d.flag("result_invalid")
+		}
+	case "performance constraints satisfied", "min duration satisfied", "min queries satisfied", "early stopping satisfied":
+		d.labels[strings.ReplaceAll(low, " ", "_")] = val
+		if val == "NO" {
+			d.flag(map[string]string{"performance constraints satisfied": "perf_constraints_not_met", "min duration satisfied": "min_duration_not_met",
+				"min queries satisfied": "min_queries_not_met", "early stopping satisfied": "early_stopping_not_met"}[low])
+		}
+	default:
+		return false
+	}
+	return true
+}
+
+// rate reads a rate line of the header or Additional Stats.
+func (s *summaryReader) rate(low, label, val string, col int) bool {
+	id, ok := summaryRates[low]
+	if !ok {
+		return false
+	}
+	f, ok := s.value(label, val, col)
+	if !ok {
+		return true
+	}
+	if f < 0 {
+		s.reject(col, label, "negative rate "+val)
+		return true
+	}
+	if strings.Contains(string(id), "token") {
+		s.d.token = schemas.Some(true)
+	}
+	if !s.d.has(id, schemas.StatValue, 0) {
+		s.d.addValue(id, label, f, "")
+	}
+	return true
+}
+
+// latencyLine reads a latency statistic line.
+func (s *summaryReader) latencyLine(low, label, val string, col int) bool {
+	nr := string(stats.NearestRankFloor)
+	latID := schemas.E2EScheduled
+	if s.perQuery || s.d.scenario == scMultiStream {
+		latID = schemas.QueryLatencyScheduled
+	}
+	if g := reSumTarget.FindStringSubmatch(low); g != nil {
+		if strings.Contains(g[1], ".") {
+			s.bound("2025-02", "")
+		} else {
+			s.bound("", "2025-02")
+		}
+		if p, ok := pctLabel(g[1]); ok {
+			s.latency(label, val, col, latID, schemas.StatP, p, nr)
+			return true
+		}
+	}
+	if g := reSumTargetTTFT.FindStringSubmatch(low); g != nil {
+		if p, ok := pctLabel(g[1]); ok {
+			s.d.token = schemas.Some(true)
+			s.latency(label, val, col, schemas.TTFTScheduled, schemas.StatP, p, nr)
+			return true
+		}
+	}
+	if g := reSumLat.FindStringSubmatch(low); g != nil {
+		s.latency(label, val, col, latID, statOf[g[1]], 0, statMethod(g[1]))
+		return true
+	}
+	if g := reSumLatP.FindStringSubmatch(low); g != nil {
+		if p, ok := pctLabel(g[1]); ok {
+			s.latency(label, val, col, latID, schemas.StatP, p, nr)
+			return true
+		}
+	}
+	if g := reSumTTFT.FindStringSubmatch(low); g != nil {
+		s.d.token = schemas.Some(true)
+		s.latency(label, val, col, schemas.TTFTScheduled, statOf[g[1]], 0, statMethod(g[1]))
+		return true
+	}
+	if g := reSumTTFTP.FindStringSubmatch(low); g != nil {
+		if p, ok := pctLabel(g[1]); ok {
+			s.latency(label, val, col, schemas.TTFTScheduled, schemas.StatP, p, nr)
+			return true
+		}
+	}
+	if g := reSumTPOT.FindStringSubmatch(low); g != nil {
+		tpotWording(g[2], s.bound)
+		s.latency(label, val, col, schemas.TPOTLoadGen, statOf[g[1]], 0, statMethod(g[1]))
+		return true
+	}
+	if g := reSumTPOTP.FindStringSubmatch(low); g != nil {
+		tpotWording(g[2], s.bound)
+		if p, ok := pctLabel(g[1]); ok {
+			s.latency(label, val, col, schemas.TPOTLoadGen, schemas.StatP, p, nr)
+			return true
+		}
+	}
+	return false
+}
+
+// finish turns the blocks into labels, checks the early-stopping text and
+// settles the scenario's settings.
+func (s *summaryReader) finish() {
+	d := s.d
+	for b, lines := range s.blockText {
 		key := map[string]string{"Early Stopping Result": "early_stopping_result", "TTFT Early Stopping Result": "early_stopping_ttft_result",
 			"TPOT Early Stopping Result": "early_stopping_tpot_result", "Recommendations": "result_invalid_reason"}[b]
 		if key == "" {
@@ -364,20 +431,38 @@ func readSummary(ctx context.Context, path string, r io.Reader, sink ingest.Sink
 		d.labels[key] = strings.Join(lines, " ")
 	}
 	// The early-stopping text must agree with LoadGen's arithmetic.
-	for b, q := range esQueries {
-		if disc, ok := esDiscard[b]; ok {
+	for b, q := range s.esQueries {
+		if disc, ok := s.esDiscard[b]; ok {
 			p := 0.9
 			if d.scenario == scMultiStream {
 				p = 0.99
 			}
 			if err := checkEarlyStopping(q, disc, p); err != nil {
-				sink.Warn(err.Error())
+				s.sink.Warn(err.Error())
 			}
 		}
 		if d.scenario == scSingleStream || d.scenario == scMultiStream {
 			d.queries = schemas.Some(int64(q))
 		}
 	}
+	s.limits()
+	if d.scenario == scOffline && d.labels["sample_concatenate_permutation"] == "" && containsFlag(d.flags, "sample_concatenate_permutation") {
+		// samples_per_query in the summary is the setting, not what ran.
+		d.samplesPerQuery = schemas.Opt[int64]{}
+	}
+	if d.scenario == scOffline && !containsFlag(d.flags, "sample_concatenate_permutation") && d.samplesPerQuery.OK {
+		d.queries = schemas.Some(int64(1))
+	}
+	if d.scenario != scServer {
+		d.targetQPS = schemas.Opt[float64]{}
+	}
+	d.serverChecks(s.sink)
+	d.version = s.era.String()
+}
+
+// limits reads a Server run's latency constraints from the parameters.
+func (s *summaryReader) limits() {
+	d := s.d
 	if d.scenario == scServer && d.token.OK && d.token.V {
 		for _, k := range []struct {
 			label string
@@ -392,19 +477,6 @@ func readSummary(ctx context.Context, path string, r io.Reader, sink ingest.Sink
 			d.limit(schemas.E2EScheduledLimit, "target_latency (ns)", v, 0.99)
 		}
 	}
-	if d.scenario == scOffline && d.labels["sample_concatenate_permutation"] == "" && containsFlag(d.flags, "sample_concatenate_permutation") {
-		// samples_per_query in the summary is the setting, not what ran.
-		d.samplesPerQuery = schemas.Opt[int64]{}
-	}
-	if d.scenario == scOffline && !containsFlag(d.flags, "sample_concatenate_permutation") && d.samplesPerQuery.OK {
-		d.queries = schemas.Some(int64(1))
-	}
-	if d.scenario != scServer {
-		d.targetQPS = schemas.Opt[float64]{}
-	}
-	d.serverChecks(sink)
-	d.version = era.String()
-	return d, nil
 }
 
 // tpotWording dates the summary by its TPOT label: "Time to Output Token"
