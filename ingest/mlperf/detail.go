@@ -94,7 +94,8 @@ func scanDetail(ctx context.Context, path string, r io.Reader) (*detailLog, erro
 		if marker == "" {
 			if !seenML {
 				return nil, &ingest.Error{File: path, Line: line, Column: 1,
-					Err: errors.New("not an MLPerf LoadGen detail log: the first line has no :::MLLOG marker (logs of LoadGen before 1.0 are not supported)")}
+					Err: fmt.Errorf("not an MLPerf LoadGen log: found %q, expected :::MLLOG lines (mlperf_log_detail.txt of LoadGen 1.0 or later) or the %q title (mlperf_log_summary.txt)",
+						truncate(string(trimmed), 60), summaryTitle)}
 			}
 			d.lines++
 			d.rejected = append(d.rejected, schemas.Rejection{Table: schemas.TableMetrics, Line: line, Column: 1,

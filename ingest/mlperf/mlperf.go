@@ -2,7 +2,8 @@
 // mlperf_log_detail.txt (one ":::MLLOG {json}" line per key, LoadGen 1.0
 // and later) and the human summary mlperf_log_summary.txt (every text
 // variant: "90th" and "90.0th", "Time to" and "Time per Output Token").
-// Each file is one run.
+// Each file is one run; a summary and a detail log of one run given
+// together are one run (group.go).
 //
 // LoadGen writes nanoseconds; durations become seconds here, once.
 // LoadGen's TTFT and sample latency are timed from the query's scheduled
@@ -28,6 +29,7 @@ package mlperf
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"path/filepath"
 	"strings"
@@ -59,6 +61,9 @@ func (Format) Detect(name string, head []byte) int {
 	}
 	if isSummary(head) {
 		return 95
+	}
+	if isAccuracySummary(head) {
+		return 60 // recognised, to be refused with what it is
 	}
 	return 0
 }
@@ -92,6 +97,11 @@ func (Format) Read(ctx context.Context, in *ingest.Input, sink ingest.Sink) erro
 	head = head[:n]
 	body := io.MultiReader(bytes.NewReader(head), rc)
 	var d *logData
+	if isAccuracySummary(head) {
+		first, _, _ := bytes.Cut(bytes.TrimSpace(head), []byte("\n"))
+		return &ingest.Error{File: in.Path, Line: 1, Err: fmt.Errorf("the summary of an MLPerf LoadGen accuracy run (AccuracyOnly mode logs no performance results): found only the warning and error counts (%q), expected the %q block of a performance run, or its mlperf_log_detail.txt",
+			bytes.TrimSpace(first), summaryTitle)}
+	}
 	if isSummary(head) {
 		d, err = readSummary(ctx, in.Path, body, sink)
 	} else {

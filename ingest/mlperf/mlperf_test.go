@@ -337,9 +337,12 @@ func TestDriver(t *testing.T) {
 
 func TestFileErrors(t *testing.T) {
 	for in, want := range map[string]string{
-		"MLPerf log of some other kind\n:::MLLOG {}\n": "x.txt:1:1: not an MLPerf LoadGen detail log",
+		"MLPerf log of some other kind\n:::MLLOG {}\n": `x.txt:1:1: not an MLPerf LoadGen log: found "MLPerf log of some other kind", expected :::MLLOG lines`,
 		"\n\n":           "x.txt: no :::MLLOG lines found",
-		"SUT name : x\n": "x.txt:1:1: not an MLPerf LoadGen detail log",
+		"SUT name : x\n": `x.txt:1:1: not an MLPerf LoadGen log: found "SUT name : x", expected :::MLLOG lines (mlperf_log_detail.txt of LoadGen 1.0 or later) or the "MLPerf Results Summary" title (mlperf_log_summary.txt)`,
+		// The summary of an accuracy run (LoadGen's RunAccuracyMode logs no
+		// performance summary): said as what it is, also with --format.
+		"\nNo warnings encountered during test.\n\nNo errors encountered during test.\n": `x.txt:1: the summary of an MLPerf LoadGen accuracy run (AccuracyOnly mode logs no performance results): found only the warning and error counts ("No warnings encountered during test."), expected the "MLPerf Results Summary" block`,
 		"================================================\nMLPerf Results Summary\n====\nSUT name : x\n": "",
 	} {
 		_, err := ingesttest.ReadBytes(mlperf.Format{}, "x.txt", []byte(in))
@@ -415,5 +418,71 @@ func BenchmarkReadDetail(b *testing.B) {
 		if _, err := ingesttest.ReadBytes(mlperf.Format{}, "mlperf_log_detail.txt", data); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// TestSummaryAndDetailOneRun: the real AMD Server run's summary and detail
+// log given together are one run with the detail log's numbers, and a
+// hand-made pair whose scenarios differ is refused naming both.
+func TestSummaryAndDetailOneRun(t *testing.T) {
+	dir := ingesttest.SharedDir(t, "mlperf")
+	paths := []string{filepath.Join(dir, "amd-v5.1-llama2-70b-99-server.mlperf_log_summary.txt"),
+		filepath.Join(dir, "amd-v5.1-llama2-70b-99-server.mlperf_log_detail.txt")}
+	sum, err := ingest.ToBundle(context.Background(), paths, filepath.Join(t.TempDir(), "b"), ingest.Options{Formats: all.Formats()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sum.Manifest.Sources) != 1 {
+		t.Fatalf("%d sources", len(sum.Manifest.Sources))
+	}
+	src := sum.Manifest.Sources[0]
+	if filepath.Base(src.Path) != "amd-v5.1-llama2-70b-99-server.mlperf_log_detail.txt" || len(src.Files) != 2 || src.Format != "mlperf-logs" || len(src.Runs) != 1 {
+		t.Errorf("source %+v", src)
+	}
+	for _, w := range src.Warnings {
+		if strings.Contains(w, "differ from the detail log") {
+			t.Errorf("warning %s", w)
+		}
+	}
+	b, _ := schemas.OpenBundle(sum.Dest)
+	ms, _ := b.Metrics(context.Background())
+	for _, m := range ms {
+		if m.MetricID == schemas.TTFTScheduled && m.Stat == schemas.StatP && m.Percentile.V == 99 && m.Value.V != 1.914647645 {
+			t.Errorf("TTFT p99 %v, want the detail log's 1,914,647,645 ns", m.Value.V)
+		}
+	}
+
+	// The detail log of a Server run with the summary of an Offline run.
+	tmp := t.TempDir()
+	off, _ := os.ReadFile(filepath.Join(dir, "amd-v5.1-llama2-70b-99-offline.mlperf_log_summary.txt"))
+	det, _ := os.ReadFile(paths[1])
+	a, c := filepath.Join(tmp, "mlperf_log_summary.txt"), filepath.Join(tmp, "mlperf_log_detail.txt")
+	os.WriteFile(a, off, 0o644)
+	os.WriteFile(c, det, 0o644)
+	_, err = ingest.ToBundle(context.Background(), []string{a, c}, filepath.Join(t.TempDir(), "c"), ingest.Options{Formats: all.Formats()})
+	if err == nil || !strings.Contains(err.Error(), c+" and "+a+" are named as one run, but their scenario differs (Server against Offline)") {
+		t.Errorf("err %v", err)
+	}
+}
+
+// TestPairFixture: a hand-made submission's summary and detail log (the
+// layout LoadGen writes, make_pair.py) are one run, with no disagreement,
+// the limits and the target QPS of the detail log.
+func TestPairFixture(t *testing.T) {
+	dir := filepath.Join("testdata", "pair", "system-a", "llama2-70b-99", "Server", "performance", "run_1")
+	paths := []string{filepath.Join(dir, "mlperf_log_summary.txt"), filepath.Join(dir, "mlperf_log_detail.txt")}
+	sum, err := ingest.ToBundle(context.Background(), paths, filepath.Join(t.TempDir(), "b"), ingest.Options{Formats: all.Formats()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := sum.Manifest.Sources[0]
+	if len(sum.Manifest.Sources) != 1 || len(src.Files) != 2 || len(src.Warnings) != 0 || len(src.Rejections) != 0 {
+		t.Fatalf("sources %+v", sum.Manifest.Sources)
+	}
+	b, _ := schemas.OpenBundle(sum.Dest)
+	runs, _ := b.Runs(context.Background())
+	run := runs[0]
+	if run.Scenario != schemas.ScenarioServer || run.RequestRate.V != 10.5 || run.Labels["mlperf_benchmark"] != "llama2-70b-99" || len(run.SourceFiles) != 2 {
+		t.Errorf("run %+v", run)
 	}
 }
