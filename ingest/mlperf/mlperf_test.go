@@ -342,7 +342,7 @@ func TestFileErrors(t *testing.T) {
 		"SUT name : x\n": `x.txt:1:1: not an MLPerf LoadGen log: found "SUT name : x", expected :::MLLOG lines (mlperf_log_detail.txt of LoadGen 1.0 or later) or the "MLPerf Results Summary" title (mlperf_log_summary.txt)`,
 		// The summary of an accuracy run (LoadGen's RunAccuracyMode logs no
 		// performance summary): said as what it is, also with --format.
-		"\nNo warnings encountered during test.\n\nNo errors encountered during test.\n": `x.txt:1: the summary of an MLPerf LoadGen accuracy run (AccuracyOnly mode logs no performance results): found only the warning and error counts ("No warnings encountered during test."), expected the "MLPerf Results Summary" block`,
+		"\nNo warnings encountered during test.\n\nNo errors encountered during test.\n":                 `x.txt:1: the summary of an MLPerf LoadGen accuracy run (AccuracyOnly mode logs no performance results): found only the warning and error counts ("No warnings encountered during test."), expected the "MLPerf Results Summary" block`,
 		"================================================\nMLPerf Results Summary\n====\nSUT name : x\n": "",
 	} {
 		_, err := ingesttest.ReadBytes(mlperf.Format{}, "x.txt", []byte(in))
