@@ -76,6 +76,12 @@ type Finding struct {
 	// Message explains the finding in one or two sentences that name the
 	// evidence.
 	Message string `json:"message"`
+
+	// severity, when set by a check, replaces the rule's severity for this
+	// finding: a rule whose evidence turns an error into an assumption
+	// (V004 with reasoning declared absent) or into a reported result
+	// (V002 with MLPerf Server QPS) says so with a lower severity.
+	severity Severity
 }
 
 // A Test is a statistical test behind a finding.

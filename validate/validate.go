@@ -124,6 +124,10 @@ func (rep *Report) apply(c *checker, r *Rule, s subject) {
 	chk.Status = StatusPass
 	for _, f := range o.findings {
 		f.Rule, f.Severity, f.Scope, f.Subject = r.ID, sev, r.Scope, s.key
+		if f.severity != "" && rankSeverity(f.severity) < rankSeverity(sev) {
+			f.Severity = f.severity // a check may lower, never raise, the policy's severity
+		}
+		sev := f.Severity
 		if r.Scope != ScopePair {
 			f.Group = s.group
 		}
@@ -144,6 +148,16 @@ func (rep *Report) apply(c *checker, r *Rule, s subject) {
 		rep.Findings = append(rep.Findings, f)
 	}
 	rep.Checks = append(rep.Checks, chk)
+}
+
+func rankSeverity(s Severity) int {
+	switch s {
+	case Error:
+		return 2
+	case Warning:
+		return 1
+	}
+	return 0
 }
 
 func effectOf(sev Severity, unverified, compare bool) Effect {

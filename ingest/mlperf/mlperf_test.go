@@ -20,6 +20,7 @@ import (
 	"github.com/verdict-llm/verdict/internal/testkit"
 	"github.com/verdict-llm/verdict/render"
 	"github.com/verdict-llm/verdict/schemas"
+	"github.com/verdict-llm/verdict/validate"
 	"github.com/verdict-llm/verdict/stats"
 )
 
@@ -484,5 +485,40 @@ func TestPairFixture(t *testing.T) {
 	run := runs[0]
 	if run.Scenario != schemas.ScenarioServer || run.RequestRate.V != 10.5 || run.Labels["mlperf_benchmark"] != "llama2-70b-99" || len(run.SourceFiles) != 2 {
 		t.Errorf("run %+v", run)
+	}
+}
+
+// TestServerQPSIsTheResult compares hand-made Server submissions of one
+// benchmark (make_pair.py): under the same TTFT and TPOT limits V002
+// reports the target QPS as the result (info) and the pair is comparable;
+// under a different TPOT limit it is not.
+func TestServerQPSIsTheResult(t *testing.T) {
+	ctx := context.Background()
+	bundle := func(system string) string {
+		dir := filepath.Join("testdata", "pair", system, "llama2-70b-99", "Server", "performance", "run_1")
+		dest := filepath.Join(t.TempDir(), system)
+		paths := []string{filepath.Join(dir, "mlperf_log_summary.txt"), filepath.Join(dir, "mlperf_log_detail.txt")}
+		if _, err := ingest.ToBundle(ctx, paths, dest, ingest.Options{Formats: all.Formats()}); err != nil {
+			t.Fatal(err)
+		}
+		return dest
+	}
+	a, b, c := bundle("system-a"), bundle("system-b"), bundle("system-c")
+	rep, err := validate.ValidateBundles(ctx, []string{a, b}, validate.Options{Compare: true, Rules: []string{"V001", "V002", "V009"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Findings) != 1 || rep.Findings[0].Severity != validate.Info || rep.Verdict != validate.Comparable ||
+		!strings.Contains(rep.Findings[0].Message, "the target QPS is the result, each tuned to meet the same limits (TTFT 2 s, TPOT 200 ms at p99): 10.5 req/s for") ||
+		!strings.Contains(rep.Findings[0].Message, "+33.3%") {
+		t.Errorf("a vs b: verdict %s, findings %+v", rep.Verdict, rep.Findings)
+	}
+	rep, err = validate.ValidateBundles(ctx, []string{a, c}, validate.Options{Compare: true, Rules: []string{"V002"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Findings) != 1 || rep.Findings[0].Severity != validate.Error || rep.Verdict != validate.NotComparable ||
+		!strings.Contains(rep.Findings[0].Message, "the TPOT limits differ: 200 ms for") {
+		t.Errorf("a vs c: verdict %s, findings %+v", rep.Verdict, rep.Findings)
 	}
 }
