@@ -18,8 +18,12 @@ var sutBoundaryFields = []string{
 // fieldValue returns a boundary field of a run: the tool-recorded model
 // under "model (tool)", inventory fields by JSON name.
 func fieldValue(d *RunData, field string) string {
-	if field == "model (tool)" {
+	switch field {
+	case "model (tool)":
 		return d.Run.Model
+	case "launch_args":
+		// By flag: the order and spelling of the flags are not a change.
+		return canonicalLaunchArgs(d.Run.SUT.LaunchArgs)
 	}
 	return inventoryValue(d.Run.SUT, field)
 }
@@ -88,7 +92,7 @@ func sameServer(x, y *RunData) bool {
 		return false
 	}
 	for _, f := range sutBoundaryFields {
-		vx, vy := inventoryValue(x.Run.SUT, f), inventoryValue(y.Run.SUT, f)
+		vx, vy := fieldValue(x, f), fieldValue(y, f)
 		if vx != "" && vy != "" && vx != vy {
 			return false
 		}

@@ -702,11 +702,48 @@ func checkBoundary(c *checker, s subject) outcome {
 		f.Fields, f.Values = []string{fl.name}, []string{fl.va, fl.vb}
 		o.add(f)
 	}
+	if la, lb := a.Run.SUT.LaunchArgs, b.Run.SUT.LaunchArgs; len(la) > 0 && len(lb) > 0 {
+		if f, differ := launchArgsFinding(s, a, b); differ {
+			o.add(f)
+		} else {
+			same++
+		}
+	}
 	if len(o.findings) == 0 {
 		if same == 0 {
-			return skipped("none of model, quantization, client location, backend and token source is known on both sides")
+			return skipped("none of model, quantization, client location, backend, token source and launch arguments is known on both sides")
 		}
 		o.note(fmt.Sprintf("%d boundary fields known on both sides agree", same))
 	}
 	return o
+}
+
+// launchArgsFinding names the launch arguments two runs' engines differ in
+// (compared by flag, see launchargs.go), calling out prefix caching,
+// scheduling limits, speculative decoding, parallelism and quantization.
+func launchArgsFinding(s subject, a, b *RunData) (Finding, bool) {
+	d, differ := diffLaunchArgs(a.Run.SUT.LaunchArgs, b.Run.SUT.LaunchArgs)
+	if !differ {
+		return Finding{}, false
+	}
+	side := func(xs []string) string {
+		if len(xs) == 0 {
+			return "(nothing else)"
+		}
+		return strings.Join(xs, " ")
+	}
+	va, vb := side(d.a), side(d.b)
+	msg := fmt.Sprintf("the engine launch arguments differ: %q for %s, %q for %s", va, a.Name(), vb, b.Name())
+	for _, k := range d.order {
+		msg += "; " + k + ": " + strings.Join(d.kinds[k], ", ")
+	}
+	if d.pos {
+		msg += "; the positional arguments differ too"
+	}
+	if len(d.order) > 0 {
+		msg += " (these change throughput and latency by themselves)"
+	}
+	f := s.finding(msg)
+	f.Fields, f.Values = []string{"sut.launch_args"}, []string{va, vb}
+	return f, true
 }

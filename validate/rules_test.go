@@ -458,3 +458,34 @@ func TestCleanPair(t *testing.T) {
 		t.Fatalf("verdict %s pass %v findings %+v", rep.Verdict, rep.Pass, rep.Findings)
 	}
 }
+
+// TestLaunchArgs: launch arguments compare by flag, whatever the order and
+// spelling, and the kinds that change performance are named.
+func TestLaunchArgs(t *testing.T) {
+	for _, c := range []struct {
+		a, b   []string
+		differ bool
+		kinds  string
+		sideA  string
+	}{
+		{[]string{"--max-num-seqs", "256", "--enable-prefix-caching"}, []string{"--enable-prefix-caching", "--max-num-seqs=256"}, false, "", ""},
+		{[]string{"--max_num_seqs", "256", "-tp", "2"}, []string{"--max-num-seqs 256", "--tensor-parallel-size", "2"}, false, "", ""},
+		{[]string{"--max-num-seqs", "256", "--enable-prefix-caching"}, []string{"--max-num-seqs", "128"}, true,
+			"prefix caching, scheduling limits", "--max-num-seqs 256 --enable-prefix-caching"},
+		{[]string{"--no-enable-prefix-caching"}, []string{"--enable-prefix-caching"}, true, "prefix caching", "--no-enable-prefix-caching"},
+		{[]string{"--speculative-config", `{"method": "eagle", "num_speculative_tokens": 3}`}, []string{}, true, "speculative decoding",
+			`--speculative-config {"method": "eagle", "num_speculative_tokens": 3}`},
+		{[]string{"--tensor-parallel-size", "4", "--quantization", "fp8", "--max-model-len", "8192"}, []string{"-tp", "8", "--max-model-len", "8192"}, true,
+			"parallelism, quantization", "--tensor-parallel-size 4 --quantization fp8"},
+		{[]string{"--gpu-memory-utilization", "0.9"}, []string{"--gpu-memory-utilization", "0.95"}, true, "", "--gpu-memory-utilization 0.9"},
+		{[]string{"--seed", "-1"}, []string{"--seed", "-1"}, false, "", ""},
+	} {
+		d, differ := diffLaunchArgs(c.a, c.b)
+		if differ != c.differ || strings.Join(d.order, ", ") != c.kinds || strings.Join(d.a, " ") != c.sideA {
+			t.Errorf("%q vs %q: differ %v, kinds %q, a %q", c.a, c.b, differ, d.order, d.a)
+		}
+		if !c.differ && canonicalLaunchArgs(c.a) != canonicalLaunchArgs(c.b) {
+			t.Errorf("%q vs %q: canonical %q, %q", c.a, c.b, canonicalLaunchArgs(c.a), canonicalLaunchArgs(c.b))
+		}
+	}
+}

@@ -151,6 +151,13 @@ func TestValidateCompatible(t *testing.T) {
 		t.Fatalf("exit %d, want 0\n%s\n%s", code, out, errs)
 	}
 	cliGolden(t, "validate-demo.table", out)
+	// The platforms' engines were launched differently (sut-a.yaml,
+	// sut-b.yaml): the comparison names the flags, by kind.
+	if !strings.Contains(out, `the engine launch arguments differ: "--max-num-seqs 256 --enable-prefix-caching" for`) ||
+		!strings.Contains(out, `"--max-num-seqs 128" for`) || !strings.Contains(out, "prefix caching: --enable-prefix-caching (set) against (not given)") ||
+		!strings.Contains(out, "scheduling limits: --max-num-seqs 256 against 128") {
+		t.Errorf("launch arguments not named:\n%s", out)
+	}
 	var doc junitDoc
 	if data, err := os.ReadFile(junit); err != nil {
 		t.Fatal(err)
@@ -174,7 +181,7 @@ func TestValidateCompatible(t *testing.T) {
 		t.Fatal(err)
 	}
 	code, out, errs = runCLI(t, append([]string{"validate", "--compare", "--policy", policy}, bundles...)...)
-	if code != exitGate || !strings.Contains(out, "warning of V010-boundary, which the policy's fail_on_warnings lists") {
+	if code != exitGate || !strings.Contains(out, "2 warnings of V010-boundary, which the policy's fail_on_warnings lists") {
 		t.Errorf("policy: exit %d\n%s%s", code, out, errs)
 	}
 	// Disabling the rule passes again.
