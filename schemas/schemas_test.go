@@ -305,7 +305,7 @@ func TestBundleAtomicity(t *testing.T) {
 
 func TestParseInventory(t *testing.T) {
 	good := `
-model: {name: meta-llama/Llama-3.1-8B-Instruct, revision: 0e9e39f, quantization: fp8}
+model: {name: meta-llama/Llama-3.1-8B-Instruct, revision: 0e9e39f, quantization: fp8, reasoning: none}
 engine: {name: vllm, version: 0.11.0, launch_args: [--max-num-seqs, "256"]}
 gpu: {model: NVIDIA H100 80GB HBM3, count: 2, driver: 550.54.15, cuda: "12.4"}
 container_image: vllm/vllm-openai:v0.11.0
@@ -320,7 +320,7 @@ cloud: {resource_ids: [i-0abc123]}
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := Inventory{Model: "meta-llama/Llama-3.1-8B-Instruct", ModelRevision: "0e9e39f", Quantization: "fp8", Engine: "vllm",
+	want := Inventory{Model: "meta-llama/Llama-3.1-8B-Instruct", ModelRevision: "0e9e39f", Quantization: "fp8", Reasoning: "none", Engine: "vllm",
 		EngineVersion: "0.11.0", LaunchArgs: []string{"--max-num-seqs", "256"}, GPUModel: "NVIDIA H100 80GB HBM3",
 		GPUCount: Some(int64(2)), Driver: "550.54.15", CUDA: "12.4", Image: "vllm/vllm-openai:v0.11.0", Dataset: "sharegpt",
 		DatasetSHA256: strings.Repeat("ab", 32), Endpoint: "http://10.0.0.5:8000/v1/completions", ClientLocation: "same zone",
@@ -332,6 +332,7 @@ cloud: {resource_ids: [i-0abc123]}
 		"model: {name: x}\ngpus: {count: 2}\n": "gpus",
 		"model: {name: x, revison: y}\n":       "revison",
 		"cache_state: lukewarm\n":              "lukewarm",
+		"model: {reasoning: hidden}\n":         "model.reasoning \"hidden\" is not one of none, split, inline",
 		"gpu: {count: 0}\n":                    "at least 1",
 		"dataset: {sha256: nothex}\n":          "64 hex",
 		"":                                     "empty",

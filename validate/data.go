@@ -58,6 +58,9 @@ type RequestStats struct {
 	InputSequence uint64
 	// OutputTokens are the known output lengths of successful requests.
 	OutputTokens []float64
+	// ReasoningKnown counts successful requests whose reasoning tokens are
+	// known, ReasoningNonZero those of them with any.
+	ReasoningKnown, ReasoningNonZero int64
 
 	// TTFTAndE2E counts successful requests with both TTFT and E2E and
 	// not known to have a single output token (whose TTFT is its E2E by
@@ -187,6 +190,12 @@ func (b *statsBuilder) add(r *schemas.Request) {
 	}
 	if r.OutputTokens.OK {
 		s.OutputTokens = append(s.OutputTokens, float64(r.OutputTokens.V))
+	}
+	if r.ReasoningTokens.OK {
+		s.ReasoningKnown++
+		if r.ReasoningTokens.V > 0 {
+			s.ReasoningNonZero++
+		}
 	}
 	if r.TTFTS.OK && r.E2ES.OK && !(r.OutputTokens.OK && r.OutputTokens.V <= 1) {
 		s.TTFTAndE2E++

@@ -135,6 +135,8 @@ var knownFlags = map[string]knownFlag{
 	"server_token_counts":                         {"", flagNoEffect, "the token source is compared by V010"},
 	"reasoning_counted_as_output":                 {"", flagNoEffect, "carried by the definition IDs (ttft, output_tokens against ttft_answer, answer_tokens)"},
 	"requests_sampled":                            {"", flagNoEffect, "request rows are a sample; counts come from the run"},
+	"llmperf_itl_divisor_uncertain":               {"tpot_incl_ttft", flagUncertain, "LLMPerf's ITL is over tokenizer tokens or streamed chunks, and the file cannot tell which (its code date is unknown)"},
+	"llmperf_rate_count_uncertain":                {"e2e_output_token_rate", flagUncertain, "LLMPerf's per-request rate counts tokens or chunks, and the file cannot tell which (its code date is unknown)"},
 }
 
 // effectOfFlag returns a flag's effect and a note.

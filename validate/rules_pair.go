@@ -339,8 +339,20 @@ func checkDefinition(c *checker, s subject) outcome {
 			f.Unverified, f.Metric, f.Fields, f.Values = true, m.family, []string{"metric_id"}, []string{strings.Join(idStrings(m.a), ", "), strings.Join(idStrings(m.b), ", ")}
 			o.add(f)
 		case m.what:
-			f := s.finding(fmt.Sprintf("%s is reported under different definitions: %s by %s, %s by %s; no definition is common to both runs, so the numbers measure different things.%s",
-				m.family, describeIDs(m.a), a.Name(), describeIDs(m.b), b.Name(), defineIDs(m.a, m.b)))
+			af, assumed, hint := reasoningAssumed(s, a, b, m)
+			if assumed {
+				o.add(af)
+				continue
+			}
+			if x, flag := uncertainFamily(m.family, a, b); x != nil {
+				f := s.finding(fmt.Sprintf("%s is reported under different definitions, %s by %s and %s by %s, but %s cannot tell which definition applies (flag %s), so whether they measure the same cannot be verified",
+					m.family, describeIDs(m.a), a.Name(), describeIDs(m.b), b.Name(), x.Name(), flag))
+				f.Unverified, f.Metric, f.Fields, f.Values = true, m.family, []string{"metric_id", "flags"}, []string{strings.Join(idStrings(m.a), ", "), strings.Join(idStrings(m.b), ", ")}
+				o.add(f)
+				continue
+			}
+			f := s.finding(fmt.Sprintf("%s is reported under different definitions: %s by %s, %s by %s; no definition is common to both runs, so the numbers measure different things.%s%s",
+				m.family, describeIDs(m.a), a.Name(), describeIDs(m.b), b.Name(), defineIDs(m.a, m.b), hint))
 			f.Metric, f.Fields, f.Values = m.family, []string{"metric_id"}, []string{strings.Join(idStrings(m.a), ", "), strings.Join(idStrings(m.b), ", ")}
 			o.add(f)
 		}
@@ -493,8 +505,13 @@ func checkWindow(c *checker, s subject) outcome {
 		if m.what || len(m.unknownIDs) > 0 || !m.window {
 			continue // V004 reports it
 		}
-		f := s.finding(fmt.Sprintf("%s is reported over different populations or windows: %s by %s, %s by %s; the same count over another population or window is another number.%s",
-			m.family, describeIDs(m.a), a.Name(), describeIDs(m.b), b.Name(), defineIDs(m.a, m.b)))
+		af, assumed, hint := reasoningAssumed(s, a, b, m)
+		if assumed {
+			o.add(af)
+			continue
+		}
+		f := s.finding(fmt.Sprintf("%s is reported over different populations or windows: %s by %s, %s by %s; the same count over another population or window is another number.%s%s",
+			m.family, describeIDs(m.a), a.Name(), describeIDs(m.b), b.Name(), defineIDs(m.a, m.b), hint))
 		f.Metric, f.Fields, f.Values = m.family, []string{"metric_id", "population", "window"}, []string{strings.Join(idStrings(m.a), ", "), strings.Join(idStrings(m.b), ", ")}
 		o.add(f)
 	}
@@ -746,4 +763,18 @@ func launchArgsFinding(s subject, a, b *RunData) (Finding, bool) {
 	f := s.finding(msg)
 	f.Fields, f.Values = []string{"sut.launch_args"}, []string{va, vb}
 	return f, true
+}
+
+// uncertainFamily returns a run of the pair whose flags say the definition
+// of a family is uncertain (the source could not tell which applies), and
+// the flag.
+func uncertainFamily(family string, runs ...*RunData) (*RunData, string) {
+	for _, d := range runs {
+		for _, fl := range d.Run.Flags {
+			if uncertainFlag(fl) && flagFamily(fl) == family {
+				return d, fl
+			}
+		}
+	}
+	return nil, ""
 }
