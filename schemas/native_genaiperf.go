@@ -19,7 +19,7 @@ var genaiperfNatives = []Native{
 	{Metric: OutputTokenRatePerUserAnswer, Tool: "genai-perf", Names: "output_token_throughput_per_user; Output Token Throughput Per User", Versions: "0.0.13+"},
 	{Metric: E2EOutputTokenRateAnswer, Tool: "genai-perf", Names: "output_token_throughput_per_request", Versions: "0.0.4-0.0.12"},
 	{Metric: AnswerTokens, Tool: "genai-perf", Names: "output_sequence_length (num_output_token up to 0.0.3); Output Sequence Length", Versions: "0.0.1+",
-		Note: "client re-tokenization of the answer text; about 5x too large in streaming runs of 0.0.8-0.0.9 (perf_analyzer#298)"},
+		Note: "client re-tokenization of the answer text; about 5x the requested length in streaming runs of 0.0.8-0.0.9 (perf_analyzer#298)"},
 	{Metric: InputTokens, Tool: "genai-perf", Names: "input_sequence_length (num_input_token up to 0.0.3); Input Sequence Length", Versions: "0.0.1+",
 		Note: "client tokenizer over the joined message texts, chat template not applied"},
 	{Metric: RequestThroughputSpanAll, Tool: "genai-perf", Names: "request_throughput; Request Throughput", Versions: "0.0.1+"},

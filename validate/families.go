@@ -128,7 +128,7 @@ var knownFlags = map[string]knownFlag{
 	"e2el_mean_median_swapped_corrected":          {"e2e", flagNoEffect, "corrected at ingest"},
 	"e2e_derived_from_ttft_plus_itls":             {"e2e", flagNoEffect, "E2E rebuilt as TTFT + chunk gaps, equal up to microseconds"},
 	"streaming_osl_inflated":                      {"output_tokens", flagNoEffect, "see V020-tool-invalid"},
-	"streaming_osl_may_be_inflated":               {"output_tokens", flagUncertain, "output lengths may be about 5x too large (GenAI-Perf 0.0.8-0.0.9, perf_analyzer#298)"},
+	"streaming_osl_may_be_inflated":               {"output_tokens", flagUncertain, "output lengths may be about 5x the requested ones, miscounted (GenAI-Perf 0.0.8-0.0.9, perf_analyzer#298)"},
 	"goodput_may_mispair_slos":                    {"goodput", flagUncertain, "GenAI-Perf may pair SLOs with the wrong requests"},
 	"failed_derived_from_num_prompts":             {"", flagNoEffect, "failed = num_prompts - completed"},
 	"no_successful_requests":                      {"", flagNoEffect, "see V016-failures"},

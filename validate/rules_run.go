@@ -559,7 +559,7 @@ var defectFlags = []struct{ flag, meaning string }{
 	{"loadgen_errors", "LoadGen reported errors"},
 	{"negative_tpot", "LoadGen reported a negative TPOT"},
 	{"run_cancelled", "the run was cancelled before it finished (AIPerf was_cancelled)"},
-	{"streaming_osl_inflated", "GenAI-Perf 0.0.8-0.0.9 streaming output lengths, output throughput and ITL are about 5x too large (perf_analyzer#298)"},
+	{"streaming_osl_inflated", "GenAI-Perf 0.0.8-0.0.9 streaming output lengths are about 5x the requested ones (perf_analyzer#298): miscounted, they make output throughput about 5x too large and ITL about 5x too small; really generated, the workload is not the one asked for"},
 }
 
 func checkDefects(c *checker, s subject) outcome {

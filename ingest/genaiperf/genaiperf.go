@@ -17,8 +17,9 @@
 //
 // GenAI-Perf never writes its version. The version is dated from the
 // file's layout (version.go) and recorded in Run.ToolVersion; version
-// quirks become run flags: streaming output lengths about 5x too large in
-// 0.0.8-0.0.9 (perf_analyzer#298, also warned about), ITL samples of 0 for
+// quirks become run flags: streaming output lengths about 5x the requested
+// ones in 0.0.8-0.0.9 (perf_analyzer#298, also warned about: miscounted,
+// they make throughputs too large and ITL too small, never too large), ITL samples of 0 for
 // single-chunk requests in 0.0.4-0.0.12, per-chunk ITL up to 0.0.3.
 //
 // From the raw export verdict derives per-request rows itself: TTFT over

@@ -398,3 +398,35 @@ func FuzzRead(f *testing.F) {
 		}
 	})
 }
+
+// TestStreamingOSLQuirkDirection: a hand-made GenAI-Perf 0.0.9 streaming
+// run against an OpenAI-compatible (vLLM) server, in the layout of the
+// real 0.0.9 exports: output lengths about 5x the requested ones. The
+// notes and the warning never call ITL too large: miscounted tokens make
+// it too small (it divides by them), and really generated ones leave it
+// right. The backend is the endpoint called, not the Triton default
+// tensorrtllm that the argparse dump carries.
+func TestStreamingOSLQuirkDirection(t *testing.T) {
+	r := read(t, "v0.0.9_openai_vllm_streaming.json")
+	run := r.Runs[0]
+	if run.Backend != "openai-chat" {
+		t.Errorf("backend %q, want openai-chat", run.Backend)
+	}
+	w := strings.Join(r.Warnings, "\n")
+	if !strings.Contains(w, "output lengths are about 5x the requested ones") || !strings.Contains(w, "ITL about 5x too small") ||
+		!strings.Contains(w, "5.0x the requested 512 tokens") {
+		t.Errorf("warning %q", w)
+	}
+	itl := metric(t, r, run.ID, schemas.TPOTAnswer, "mean", -1, "reported")
+	if !strings.Contains(itl.Note, "5x too small") || !strings.Contains(itl.Note, "never too large") {
+		t.Errorf("ITL note %q", itl.Note)
+	}
+	for _, m := range r.Metrics {
+		if m.MetricID == schemas.TPOTAnswer && strings.Contains(strings.ReplaceAll(m.Note, "never too large", ""), "too large") {
+			t.Errorf("%s note says too large: %q", m.NativeName, m.Note)
+		}
+	}
+	if thr := metric(t, r, run.ID, schemas.OutputTokenThroughputSpanAnswer, "value", -1, "reported"); !strings.Contains(thr.Note, "too large if the output tokens were miscounted") {
+		t.Errorf("throughput note %q", thr.Note)
+	}
+}

@@ -73,8 +73,12 @@ func (rs *runState) settle(sink ingest.Sink) {
 		}
 	}
 	// perf_analyzer#298: GenAI-Perf 0.0.8-0.0.9 (Triton 24.11-24.12)
-	// reported streaming output lengths about 5x too large, and with them
-	// output throughput, ITL and per-request rates.
+	// reported streaming output lengths about 5x the requested ones. If the
+	// tokens were miscounted, output throughput and per-request rates are
+	// about 5x too large and ITL = (latency - TTFT) / (OSL - 1) about 5x
+	// too small; if they were really generated, those are right and the
+	// workload is not the one asked for. ITL is never too large
+	// (docs/formats/genai-perf.md, "Streaming output lengths of 0.0.8-0.0.9").
 	if streaming.OK && streaming.V && rs.vs.overlaps("0.0.8", "0.0.9") {
 		ratio := math.NaN()
 		if rs.osl.OK && rs.oslMax.OK && rs.oslMax.V > 0 {
@@ -88,7 +92,7 @@ func (rs *runState) settle(sink ingest.Sink) {
 		switch {
 		case rs.vs.within("0.0.8", "0.0.9") || ratio > 3:
 			rs.flag("streaming_osl_inflated")
-			sink.Warn(fmt.Sprintf("%s: GenAI-Perf %s streaming run: output lengths, output token throughput, ITL and per-request rates are about 5x too large (perf_analyzer#298, fixed in 0.0.10)%s",
+			sink.Warn(fmt.Sprintf("%s: GenAI-Perf %s streaming run: output lengths are about 5x the requested ones (perf_analyzer#298, fixed in 0.0.10)%s; if they are miscounted, output token throughput and per-request rates are about 5x too large and ITL about 5x too small; if the tokens were really generated, those are right and the workload is not the one asked for",
 				rs.run.SourcePath, rs.run.ToolVersion, evidence))
 		default:
 			rs.flag("streaming_osl_may_be_inflated")
@@ -114,9 +118,14 @@ func (rs *runState) oslNote(id schemas.MetricID) string {
 	if !slices.Contains(rs.run.Flags, "streaming_osl_inflated") {
 		return ""
 	}
+	const bug = " (GenAI-Perf 0.0.8-0.0.9 streaming output-length bug, perf_analyzer#298)"
 	switch id {
-	case schemas.AnswerTokens, schemas.OutputTokenThroughputSpanAnswer, schemas.TPOTAnswer, schemas.E2EOutputTokenRateAnswer, schemas.OutputTokenRatePerUserAnswer:
-		return "about 5x too large: GenAI-Perf 0.0.8-0.0.9 streaming output-length bug (perf_analyzer#298)"
+	case schemas.AnswerTokens:
+		return "about 5x the requested length: miscounted, or really generated (then another workload than the one asked for)" + bug
+	case schemas.OutputTokenThroughputSpanAnswer, schemas.E2EOutputTokenRateAnswer, schemas.OutputTokenRatePerUserAnswer:
+		return "about 5x too large if the output tokens were miscounted, right if they were really generated" + bug
+	case schemas.TPOTAnswer:
+		return "about 5x too small if the output tokens were miscounted (it divides by them), right if they were really generated; never too large" + bug
 	}
 	return ""
 }
@@ -157,7 +166,7 @@ func (rs *runState) config(cfg *jtree.Node, sink ingest.Sink) {
 			run.Model = str(names.Items()[0])
 		}
 		ep := cfg.Get("endpoint")
-		run.Backend = joinNonEmpty("-", str(ep.Get("service_kind")), firstNonEmpty(str(ep.Get("backend")), str(ep.Get("type"))))
+		run.Backend = backendOf(str(ep.Get("service_kind")), str(ep.Get("backend")), str(ep.Get("type")))
 		run.Endpoint = firstNonEmpty(str(ep.Get("custom")), str(ep.Get("type")))
 		rs.label("url", str(ep.Get("url")))
 		streaming = ep.Get("streaming")
@@ -209,7 +218,7 @@ func (rs *runState) config(cfg *jtree.Node, sink ingest.Sink) {
 		if run.Model == "" {
 			run.Model = str(cfg.Get("formatted_model_name"))
 		}
-		run.Backend = joinNonEmpty("-", str(cfg.Get("service_kind")), firstNonEmpty(str(cfg.Get("backend")), str(cfg.Get("endpoint_type"))))
+		run.Backend = backendOf(str(cfg.Get("service_kind")), str(cfg.Get("backend")), str(cfg.Get("endpoint_type")))
 		run.Endpoint = firstNonEmpty(str(cfg.Get("endpoint")), str(cfg.Get("endpoint_type")))
 		rs.label("url", str(cfg.Get("u")))
 		streaming = cfg.Get("streaming")
@@ -302,4 +311,16 @@ func joinNonEmpty(sep string, ss ...string) string {
 		}
 	}
 	return strings.Join(out, sep)
+}
+
+// backendOf names the server a run measured: GenAI-Perf's --backend
+// (tensorrtllm by default) is the Triton model's backend and means
+// nothing with another service kind, where the endpoint type says what
+// was called (docs/formats/genai-perf.md, "Backend"): an OpenAI-compatible
+// vLLM server is "openai-chat", not "openai-tensorrtllm".
+func backendOf(serviceKind, backend, endpointType string) string {
+	if serviceKind != "" && serviceKind != "triton" {
+		backend = ""
+	}
+	return joinNonEmpty("-", serviceKind, firstNonEmpty(backend, endpointType))
 }
