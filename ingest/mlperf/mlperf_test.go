@@ -20,8 +20,8 @@ import (
 	"github.com/verdict-llm/verdict/internal/testkit"
 	"github.com/verdict-llm/verdict/render"
 	"github.com/verdict-llm/verdict/schemas"
-	"github.com/verdict-llm/verdict/validate"
 	"github.com/verdict-llm/verdict/stats"
+	"github.com/verdict-llm/verdict/validate"
 )
 
 // golden and dump are the shared ingest test helpers.
