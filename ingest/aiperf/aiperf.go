@@ -37,8 +37,11 @@ import (
 	"context"
 	"fmt"
 	"regexp"
+	"strconv"
+	"strings"
 
 	"github.com/verdict-llm/verdict/ingest"
+	"github.com/verdict-llm/verdict/internal/jsonscan"
 )
 
 // Format is the AIPerf ingest format. It also reads directories.
@@ -168,7 +171,60 @@ func (Format) Read(ctx context.Context, in *ingest.Input, sink ingest.Sink) erro
 		sink.Describe(kindTelemetry, "aiperf", run.ToolVersion)
 		return sink.Run(run)
 	}
-	return &ingest.Error{File: in.Path, Err: fmt.Errorf("not an AIPerf file (expected profile_export.jsonl, profile_export_aiperf.json/.csv, timeslices or gpu_telemetry_export.jsonl)")}
+	return &ingest.Error{File: in.Path, Err: fmt.Errorf("not an AIPerf export: found %s; expected %s", describeHead(head), expectedKinds)}
+}
+
+// expectedKinds says what each AIPerf export looks like, for a refusal.
+const expectedKinds = `per-request records (profile_export.jsonl: one {"metadata": ..., "metrics": ...} object a line), ` +
+	`a summary (profile_export_aiperf.json: metric blocks such as "request_latency": {"unit": ...}, schema_version with aiperf_version, or 0.1's "records"), ` +
+	`its CSV (a "Metric,avg,..." header), timeslices, or GPU telemetry (gpu_telemetry_export.jsonl: timestamp_ns, gpu_uuid, telemetry_data)`
+
+// describeHead says what a file's first bytes are: a JSON object's first
+// keys, a CSV header, or the first characters.
+func describeHead(head []byte) string {
+	t := bytes.TrimLeft(head, " \t\r\n\ufeff")
+	if len(t) == 0 {
+		return "no content"
+	}
+	if t[0] == '{' {
+		sc := jsonscan.New(bytes.NewReader(t))
+		if tok, err := sc.Next(); err == nil && tok.Kind == jsonscan.BeginObject {
+			var keys []string
+			more := 0
+			for {
+				k, err := sc.Next()
+				if err != nil || k.Kind != jsonscan.Key {
+					break
+				}
+				name, err := sc.Text(k)
+				if err != nil {
+					break
+				}
+				if len(keys) < 8 {
+					keys = append(keys, strconv.Quote(name))
+				} else {
+					more++
+				}
+				v, err := sc.Next()
+				if err != nil || sc.Skip(v) != nil {
+					break
+				}
+			}
+			if len(keys) > 0 {
+				s := "a JSON object with the keys " + strings.Join(keys, ", ")
+				if more > 0 {
+					s += fmt.Sprintf(" and %d more", more)
+				}
+				return s + ", none of an AIPerf export's"
+			}
+		}
+	}
+	line, _, _ := bytes.Cut(t, []byte("\n"))
+	line = bytes.TrimRight(line, "\r")
+	if len(line) > 80 {
+		line = append(line[:80:80], "..."...)
+	}
+	return strconv.Quote(string(line))
 }
 
 func readHead(in *ingest.Input) ([]byte, error) {

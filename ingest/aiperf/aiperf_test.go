@@ -660,3 +660,37 @@ func TestCorpusFilesAsOneRun(t *testing.T) {
 		t.Errorf("%d disagreement warnings, want one for the one cause", n)
 	}
 }
+
+// TestNewerCSVWithHTTPTrace: a hand-made CSV in the layout of a newer
+// AIPerf with --export-http-trace (CRLF, a stats header without sum,
+// HTTP trace rows): the HTTP trace rows are valid and not ingested (one
+// warning, no rejection), and a version the layout contradicts says which
+// evidence says what.
+func TestNewerCSVWithHTTPTrace(t *testing.T) {
+	r := read(t, "testdata/newer_http_trace.csv")
+	if len(r.Rejections) != 0 {
+		t.Errorf("rejections %+v", r.Rejections)
+	}
+	w := strings.Join(r.Warnings, "\n")
+	if !strings.Contains(w, "10 HTTP trace metrics (http_req_blocked, http_req_dns_lookup, http_req_connecting, http_req_sending, http_req_waiting,") {
+		t.Errorf("warnings %q", w)
+	}
+	if v := r.Runs[0].ToolVersion; v != "unknown (contradictory layout: e2e_output_token_throughput says 0.7.x or later, the CSV header without sum says 0.5.x or earlier)" {
+		t.Errorf("version %q", v)
+	}
+	metric(t, r, r.Runs[0].ID, schemas.TTFT, schemas.StatP, 99, schemas.SourceReported)
+}
+
+// TestRefusalSaysWhat: a file named profile_export_aiperf.json whose content
+// is no AIPerf export is refused, with --format aiperf, with what was
+// found and what was expected.
+func TestRefusalSaysWhat(t *testing.T) {
+	_, err := ingesttest.ReadBytes(aiperf.Format{}, "profile_export_aiperf.json", []byte(`{"benchmark": {"name": "x"}, "results": [1, 2], "version": 3}`))
+	if err == nil || !strings.Contains(err.Error(), `not an AIPerf export: found a JSON object with the keys "benchmark", "results", "version", none of an AIPerf export's; expected per-request records (profile_export.jsonl`) {
+		t.Errorf("err %v", err)
+	}
+	_, err = ingesttest.ReadBytes(aiperf.Format{}, "profile_export_aiperf.csv", []byte("when,what\r\n1,2\r\n"))
+	if err == nil || !strings.Contains(err.Error(), `found "when,what"; expected`) {
+		t.Errorf("err %v", err)
+	}
+}

@@ -45,6 +45,13 @@ var headers = map[string]string{
 	"usage discrepancy count": "usage_discrepancy_count", "request count": "request_count",
 	"error request count": "error_request_count", "benchmark duration": "benchmark_duration",
 	"minimum request timestamp": "min_request_timestamp", "maximum response timestamp": "max_response_timestamp",
+	// HTTP trace metrics (--export-http-trace; aiperf/metrics/types/http_trace_metrics.py).
+	"http blocked": "http_req_blocked", "http dns lookup": "http_req_dns_lookup", "http connecting": "http_req_connecting",
+	"http sending": "http_req_sending", "http waiting (ttfb)": "http_req_waiting", "http receiving": "http_req_receiving",
+	"http duration (excl. conn)": "http_req_duration", "http data sent": "http_req_data_sent", "http data received": "http_req_data_received",
+	"http chunks sent": "http_req_chunks_sent", "http chunks received": "http_req_chunks_received",
+	"http connection reused": "http_req_connection_reused", "http connection overhead": "http_req_connection_overhead",
+	"http total time": "http_req_total",
 }
 
 func splitLabel(s string) (name, unit string) {
@@ -198,15 +205,15 @@ func readCSV(in *ingest.Input, sink ingest.Sink) (*summaryRun, error) {
 	switch {
 	case hdr == "":
 	case !strings.Contains(hdr, ",p10,"):
-		s.vs.until("0.1")
+		s.vs.until("0.1", "the CSV header without p10")
 	case strings.HasPrefix(hdr, "Metric,avg,sum,"):
-		s.vs.since("0.7")
+		s.vs.since("0.7", "the CSV header's sum after avg")
 	case strings.Contains(hdr, ",max,sum,"):
-		s.vs.since("0.6")
-		s.vs.until("0.6")
+		s.vs.since("0.6", "the CSV header's sum after max")
+		s.vs.until("0.6", "the CSV header's sum after max")
 	default:
-		s.vs.since("0.2")
-		s.vs.until("0.5")
+		s.vs.since("0.2", "the CSV header without sum")
+		s.vs.until("0.5", "the CSV header without sum")
 	}
 	s.layout(root)
 	if err := s.scalars(root); err != nil {

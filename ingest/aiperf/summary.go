@@ -176,22 +176,25 @@ func summaryFromJSON(in *ingest.Input, root *jtree.Node, sink ingest.Sink) (*sum
 // layout narrows the version from the tags present.
 func (s *summaryRun) layout(blocks *jtree.Node) {
 	if blocks.Has("prefill_throughput") {
-		s.vs.until("0.3")
+		s.vs.until("0.3", "prefill_throughput")
 	}
-	if blocks.Has("prefill_throughput_per_user") || blocks.Has("total_token_throughput") {
-		s.vs.since("0.4")
+	if blocks.Has("prefill_throughput_per_user") {
+		s.vs.since("0.4", "prefill_throughput_per_user")
+	}
+	if blocks.Has("total_token_throughput") {
+		s.vs.since("0.4", "total_token_throughput")
 	}
 	if blocks.Has("e2e_output_token_throughput") {
-		s.vs.since("0.7")
+		s.vs.since("0.7", "e2e_output_token_throughput")
 	}
 	if blocks.Has("time_to_first_output_token") {
-		s.vs.since("0.2")
+		s.vs.since("0.2", "time_to_first_output_token")
 	}
 	if lat := blocks.Get("request_latency"); lat.Has("p1") {
 		if lat.Has("p10") {
-			s.vs.since("0.2")
+			s.vs.since("0.2", "request_latency's p10")
 		} else {
-			s.vs.until("0.1")
+			s.vs.until("0.1", "request_latency without p10")
 		}
 	}
 }
@@ -316,7 +319,7 @@ func (s *summaryRun) inferStreaming(blocks *jtree.Node) {
 // blocks emits every metric block of an object.
 func (s *summaryRun) blocks(root *jtree.Node, sink ingest.Sink) error {
 	seen := map[string]bool{}
-	var unknownStats []string
+	var unknownStats, httpTrace []string
 	for _, m := range root.Fields() {
 		if seen[m.Key] {
 			continue
@@ -324,6 +327,12 @@ func (s *summaryRun) blocks(root *jtree.Node, sink ingest.Sink) error {
 		seen[m.Key] = true
 		b := root.Get(m.Key)
 		if notBlocks[m.Key] || runTags[m.Key] || b.IsNull() {
+			continue
+		}
+		if strings.HasPrefix(m.Key, "http_req_") {
+			// Valid rows of --export-http-trace: transport phases (pool
+			// wait, DNS, connect, send, wait, receive) no definition covers.
+			httpTrace = append(httpTrace, m.Key)
 			continue
 		}
 		t, ok := tags[m.Key]
@@ -357,6 +366,10 @@ func (s *summaryRun) blocks(root *jtree.Node, sink ingest.Sink) error {
 			return err
 		}
 		unknownStats = append(unknownStats, unknown...)
+	}
+	if len(httpTrace) > 0 {
+		sink.Warn(fmt.Sprintf("%s: %s: %d HTTP trace metrics (%s) are not ingested: they time transport phases (connection pool, DNS, connect, send, wait for the first byte, receive) that no verdict definition covers",
+			s.path, s.record, len(httpTrace), strings.Join(httpTrace, ", ")))
 	}
 	if len(unknownStats) > 0 {
 		sort.Strings(unknownStats)
@@ -392,7 +405,7 @@ func (s *summaryRun) config(cfg *jtree.Node) {
 	}
 	if items := cfg.Path("models", "items"); items != nil && len(items.Items()) > 0 {
 		run.Model = str(items.Items()[0].Get("name"))
-		s.vs.since("0.7")
+		s.vs.since("0.7", "input_config.models.items")
 	}
 	run.Backend = str(ep.Get("type"))
 	run.Endpoint = str(ep.Get("custom_endpoint"))
@@ -420,11 +433,11 @@ func (s *summaryRun) config(cfg *jtree.Node) {
 	conc, rate := lg.Get("concurrency"), lg.Get("request_rate")
 	mode := str(lg.Get("request_rate_mode"))
 	if mode != "" {
-		s.vs.until("0.3")
+		s.vs.until("0.3", "loadgen.request_rate_mode")
 	}
 	if m := str(lg.Get("arrival_pattern")); m != "" {
 		mode = m
-		s.vs.since("0.4")
+		s.vs.since("0.4", "loadgen.arrival_pattern")
 	}
 	if n, ok := lg.Get("request_count").Int(); ok && n > 0 {
 		run.NumPrompts = schemas.Some(n)

@@ -1,6 +1,7 @@
 package aiperf
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 )
@@ -23,6 +24,8 @@ var releaseDates = []struct{ release, day string }{
 type versions struct {
 	lo, hi int
 	exact  string // aiperf_version when the file says it
+	// loWhy and hiWhy say what set the bounds, for a contradiction.
+	loWhy, hiWhy string
 }
 
 func anyVersion() versions { return versions{lo: 0, hi: len(releases) - 1} }
@@ -35,15 +38,17 @@ func idx(v string) int {
 	return i
 }
 
-func (vs *versions) since(v string) {
+// since raises the lower bound; why names the evidence.
+func (vs *versions) since(v string, why ...string) {
 	if i := idx(v); i > vs.lo {
-		vs.lo = i
+		vs.lo, vs.loWhy = i, strings.Join(why, " ")
 	}
 }
 
-func (vs *versions) until(v string) {
+// until lowers the upper bound; why names the evidence.
+func (vs *versions) until(v string, why ...string) {
 	if i := idx(v); i < vs.hi {
-		vs.hi = i
+		vs.hi, vs.hiWhy = i, strings.Join(why, " ")
 	}
 }
 
@@ -73,7 +78,8 @@ func (vs versions) String() string {
 	x := func(i int) string { return releases[i] + ".x" }
 	switch {
 	case vs.lo > vs.hi:
-		return "unknown (contradictory layout)"
+		lo, hi := orLayout(vs.loWhy), orLayout(vs.hiWhy)
+		return fmt.Sprintf("unknown (contradictory layout: %s says %s or later, %s says %s or earlier)", lo, x(vs.lo), hi, x(vs.hi))
 	case vs.lo == vs.hi:
 		return x(vs.lo)
 	case vs.lo == 0 && vs.hi == last:
@@ -99,4 +105,11 @@ func (vs *versions) exactVersion(v string) {
 			vs.lo, vs.hi = i, i
 		}
 	}
+}
+
+func orLayout(why string) string {
+	if why == "" {
+		return "the layout"
+	}
+	return why
 }
