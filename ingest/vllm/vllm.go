@@ -23,8 +23,10 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/verdict-llm/verdict/ingest"
+	"github.com/verdict-llm/verdict/internal/jsonscan"
 )
 
 // Format is the vLLM ingest format.
@@ -53,6 +55,8 @@ func (Format) Detect(name string, head []byte) int {
 		return true
 	}
 	switch {
+	case has("per_turn_metrics") || bytes.Contains(head, []byte(`"mode": "multi_turn"`)) || bytes.Contains(head, []byte(`"mode":"multi_turn"`)):
+		return 50 // the Rust vllm-bench's multi-turn result: Read refuses it by name
 	case has("model_id", "num_prompts", "request_rate"):
 		if has("date") {
 			return 90
@@ -98,6 +102,9 @@ func (Format) Read(ctx context.Context, in *ingest.Input, sink ingest.Sink) erro
 		if err := ctx.Err(); err != nil {
 			return err
 		}
+		if err := multiTurn(in.Path, rec); err != nil {
+			return err
+		}
 		k := kindOf(rec)
 		if k == "" {
 			return &ingest.Error{File: in.Path, Line: rec.pos.Line, Column: rec.pos.Col, Record: fmt.Sprintf("object %d", rec.index),
@@ -138,4 +145,26 @@ func (Format) Read(ctx context.Context, in *ingest.Input, sink ingest.Sink) erro
 	}
 	sink.Describe(format, "vllm", version)
 	return nil
+}
+
+// multiTurn refuses the multi-turn result of the Rust vllm-bench
+// (docs/formats/vllm.md, "Rust vllm-bench"): "mode": "multi_turn",
+// num_conversations and per_turn_metrics instead of one run's statistics,
+// an ISO-8601 date. Its statistics are per turn of conversations, a shape
+// verdict does not map, and read as a vllm bench serve result it would
+// give a run that is not there.
+func multiTurn(path string, rec *record) error {
+	mode, _ := rec.get("mode")
+	if !(mode.kind == jsonscan.String && mode.text == "multi_turn") && !rec.has("per_turn_metrics") {
+		return nil
+	}
+	found := []string{}
+	for _, k := range []string{"mode", "num_conversations", "per_turn_metrics"} {
+		if rec.has(k) {
+			found = append(found, k)
+		}
+	}
+	return &ingest.Error{File: path, Line: rec.pos.Line, Column: rec.pos.Col, Record: fmt.Sprintf("object %d", rec.index),
+		Err: fmt.Errorf("a multi-turn result of the Rust vllm-bench (found %s): its statistics are per turn of conversations, not one run's as vllm bench serve writes them (model_id, num_prompts, duration, per-metric statistics), and verdict does not read it",
+			strings.Join(found, ", "))}
 }

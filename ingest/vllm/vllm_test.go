@@ -1,6 +1,7 @@
 package vllm_test
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -12,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/verdict-llm/verdict/ingest"
+	"github.com/verdict-llm/verdict/ingest/all"
 	"github.com/verdict-llm/verdict/ingest/ingesttest"
 	"github.com/verdict-llm/verdict/ingest/vllm"
 	"github.com/verdict-llm/verdict/internal/testkit"
@@ -337,4 +339,18 @@ func FuzzRead(f *testing.F) {
 			seen[k] = true
 		}
 	})
+}
+
+// TestRustMultiTurnRefused: the Rust vllm-bench's multi-turn result (a
+// hand-made file in its layout: "mode": "multi_turn", ISO-8601 date,
+// per_turn_metrics) is refused by name, detected or with --format vllm,
+// rather than read as a vllm bench serve run.
+func TestRustMultiTurnRefused(t *testing.T) {
+	path := filepath.Join("testdata", "rust_multi_turn.json")
+	for _, format := range []string{"auto", "vllm"} {
+		_, err := ingest.ToBundle(context.Background(), []string{path}, filepath.Join(t.TempDir(), "b"), ingest.Options{Formats: all.Formats(), Format: format})
+		if err == nil || !strings.Contains(err.Error(), "a multi-turn result of the Rust vllm-bench (found mode, num_conversations, per_turn_metrics)") {
+			t.Errorf("%s: %v", format, err)
+		}
+	}
 }
