@@ -38,6 +38,50 @@ func (c *recompute) close() {
 // row per index (or a rejection), and emits recomputed statistics.
 func (r *runReader) requests(run *schemas.Run, tpotID schemas.MetricID, noData bool) (requestSummary, error) {
 	var sum requestSummary
+	present, n, err := r.arrays()
+	if err != nil || n <= 0 {
+		return sum, err
+	}
+	sum.n = n
+	if run.NumPrompts.OK && int64(n) != run.NumPrompts.V {
+		r.sink.Warn(fmt.Sprintf("%s: per-request arrays hold %d requests, num_prompts is %d", r.recordName(), n, run.NumPrompts.V))
+	}
+	a := &arrayReader{r: r, run: run, n: n, curs: map[string]*cursor{}}
+	defer a.close()
+	for k, v := range present {
+		c, err := openCursor(r.in, k, v)
+		if err != nil {
+			return sum, err
+		}
+		a.curs[k] = c
+	}
+	for i := 0; i < n; i++ {
+		if err := a.row(i); err != nil {
+			return sum, err
+		}
+	}
+	if err := a.end(); err != nil {
+		return sum, err
+	}
+	sum.itlHasTTFT = a.itlChecked > 0 && a.itlMatches*2 > a.itlChecked
+	if !run.Streaming.OK && (a.streamedAny || a.unstreamedAny) {
+		run.Streaming = schemas.Some(a.streamedAny)
+	}
+	switch {
+	case a.rejected > 0:
+		r.sink.Warn(fmt.Sprintf("%s: %d of %d request rows were rejected; statistics recomputed from the %d ingested rows may differ from the tool's", r.recordName(), a.rejected, n, n-a.rejected))
+	case run.Completed.OK && a.rc.ok != run.Completed.V:
+		r.sink.Warn(fmt.Sprintf("%s: %d requests succeeded in the per-request arrays, completed says %d", r.recordName(), a.rc.ok, run.Completed.V))
+	}
+	if noData || a.rc.ok == 0 {
+		return sum, nil
+	}
+	return sum, r.emitComputed(run, tpotID, &a.rc, a.rejected)
+}
+
+// arrays finds the run's per-request arrays and their common length (-1
+// when there are none).
+func (r *runReader) arrays() (map[string]value, int, error) {
 	present := map[string]value{}
 	n := -1
 	var first string
@@ -47,276 +91,304 @@ func (r *runReader) requests(run *schemas.Run, tpotID schemas.MetricID, noData b
 			continue
 		}
 		if v.kind != jsonscan.BeginArray {
-			return sum, r.errAt(v, k, "expected an array, found %s", describe(v))
+			return nil, 0, r.errAt(v, k, "expected an array, found %s", describe(v))
 		}
 		present[k] = v
 		if n < 0 {
 			n, first = v.n, k
 		} else if v.n != n {
-			return sum, r.errAt(v, k, "has %d elements but %s has %d; per-request arrays must be index-aligned", v.n, first, n)
+			return nil, 0, r.errAt(v, k, "has %d elements but %s has %d; per-request arrays must be index-aligned", v.n, first, n)
 		}
 	}
-	if n <= 0 {
-		return sum, nil
+	return present, n, nil
+}
+
+// An arrayReader reads one run's per-request arrays, one index at a time.
+type arrayReader struct {
+	r    *runReader
+	run  *schemas.Run
+	n    int
+	curs map[string]*cursor
+	rc   recompute
+
+	i   int                // the index being read
+	bad *schemas.Rejection // the first problem of the row
+
+	itlMatches, itlChecked     int
+	streamedAny, unstreamedAny bool
+	rejected                   int
+}
+
+func (a *arrayReader) close() {
+	for _, c := range a.curs {
+		c.close()
 	}
-	sum.n = n
-	if run.NumPrompts.OK && int64(n) != run.NumPrompts.V {
-		r.sink.Warn(fmt.Sprintf("%s: per-request arrays hold %d requests, num_prompts is %d", r.recordName(), n, run.NumPrompts.V))
+	a.rc.close()
+}
+
+// reject records the row's first problem.
+func (a *arrayReader) reject(tok jsonscan.Token, field, reason string) {
+	if a.bad == nil {
+		a.bad = &schemas.Rejection{Table: schemas.TableRequests, Line: tok.Pos.Line, Column: tok.Pos.Col,
+			Record: fmt.Sprintf("%s, request %d", a.r.recordName(), a.i), Field: fmt.Sprintf("%s[%d]", field, a.i), Reason: reason}
 	}
+}
 
-	curs := map[string]*cursor{}
-	defer func() {
-		for _, c := range curs {
-			c.close()
-		}
-	}()
-	for k, v := range present {
-		c, err := openCursor(r.in, k, v)
-		if err != nil {
-			return sum, err
-		}
-		curs[k] = c
+// num reads one numeric element; a missing or malformed one rejects the
+// row.
+func (a *arrayReader) num(key string, nonNeg bool) (float64, bool, error) {
+	c := a.curs[key]
+	if c == nil {
+		return 0, false, nil
 	}
+	tok, err := c.next()
+	if err != nil {
+		return 0, false, err
+	}
+	if tok.Kind != jsonscan.Number {
+		a.reject(tok, key, "expected a number, found "+tok.Kind.String())
+		return 0, false, c.sc.Skip(tok)
+	}
+	f, perr := jsonscan.Float(tok.Raw)
+	switch {
+	case perr != nil:
+		a.reject(tok, key, "bad number")
+	case math.IsNaN(f) || math.IsInf(f, 0):
+		a.reject(tok, key, "non-finite value "+string(tok.Raw))
+	case nonNeg && f < 0:
+		a.reject(tok, key, "negative value "+string(tok.Raw))
+	default:
+		return f, true, nil
+	}
+	return 0, false, nil
+}
 
-	var rc recompute
-	defer rc.close()
-	var errText string
-	itlMatches, itlChecked := 0, 0
-	req := schemas.Request{RunID: run.ID, Phase: schemas.PhaseProfiling}
-	streamedAny, unstreamedAny := false, false
-	rejected := 0
+func (a *arrayReader) integer(key string) (int64, bool, error) {
+	f, ok, err := a.num(key, true)
+	if err != nil || !ok {
+		return 0, false, err
+	}
+	if f != math.Trunc(f) || f > 1<<53 {
+		c := a.curs[key]
+		a.reject(jsonscan.Token{Pos: c.sc.Pos()}, key, "expected an integer token count, found "+strconv.FormatFloat(f, 'g', -1, 64))
+		return 0, false, nil
+	}
+	return int64(f), true, nil
+}
 
-	for i := 0; i < n; i++ {
-		req = schemas.Request{RunID: run.ID, Index: int64(i), Phase: schemas.PhaseProfiling}
-		var bad *schemas.Rejection
-		reject := func(tok jsonscan.Token, field, reason string) {
-			if bad == nil {
-				bad = &schemas.Rejection{Table: schemas.TableRequests, Line: tok.Pos.Line, Column: tok.Pos.Col,
-					Record: fmt.Sprintf("%s, request %d", r.recordName(), i), Field: fmt.Sprintf("%s[%d]", field, i), Reason: reason}
-			}
+// gaps reads one request's chunk gaps.
+func (a *arrayReader) gaps() ([]float64, bool, error) {
+	c := a.curs["itls"]
+	if c == nil {
+		return nil, false, nil
+	}
+	tok, err := c.next()
+	if err != nil {
+		return nil, false, err
+	}
+	xs, badTok, err := c.floats(tok)
+	if err != nil {
+		return nil, false, err
+	}
+	if badTok != nil {
+		a.reject(*badTok, "itls", "expected a list of numbers")
+		return nil, false, nil
+	}
+	for _, g := range xs {
+		if math.IsNaN(g) || math.IsInf(g, 0) || g < 0 {
+			a.reject(tok, "itls", "chunk gap must be finite and non-negative, found "+strconv.FormatFloat(g, 'g', -1, 64))
+			return xs, false, nil
 		}
-		// num reads one numeric element; a missing or malformed one
-		// rejects the row.
-		num := func(key string, nonNeg bool) (float64, bool, error) {
-			c := curs[key]
-			if c == nil {
-				return 0, false, nil
-			}
-			tok, err := c.next()
-			if err != nil {
-				return 0, false, err
-			}
-			if tok.Kind != jsonscan.Number {
-				reject(tok, key, "expected a number, found "+tok.Kind.String())
-				return 0, false, c.sc.Skip(tok)
-			}
-			f, perr := jsonscan.Float(tok.Raw)
-			switch {
-			case perr != nil:
-				reject(tok, key, "bad number")
-			case math.IsNaN(f) || math.IsInf(f, 0):
-				reject(tok, key, "non-finite value "+string(tok.Raw))
-			case nonNeg && f < 0:
-				reject(tok, key, "negative value "+string(tok.Raw))
-			default:
-				return f, true, nil
-			}
-			return 0, false, nil
-		}
-		integer := func(key string) (int64, bool, error) {
-			f, ok, err := num(key, true)
-			if err != nil || !ok {
-				return 0, false, err
-			}
-			if f != math.Trunc(f) || f > 1<<53 {
-				c := curs[key]
-				reject(jsonscan.Token{Pos: c.sc.Pos()}, key, "expected an integer token count, found "+strconv.FormatFloat(f, 'g', -1, 64))
-				return 0, false, nil
-			}
-			return int64(f), true, nil
-		}
+	}
+	return xs, true, nil
+}
 
-		inLen, hasIn, err := integer("input_lens")
-		if err != nil {
-			return sum, err
-		}
-		outLen, hasOut, err := integer("output_lens")
-		if err != nil {
-			return sum, err
-		}
-		ttft, hasTTFT, err := num("ttfts", true)
-		if err != nil {
-			return sum, err
-		}
-		var gaps []float64
-		hasGaps := false
-		if c := curs["itls"]; c != nil {
-			tok, err := c.next()
-			if err != nil {
-				return sum, err
-			}
-			xs, badTok, err := c.floats(tok)
-			if err != nil {
-				return sum, err
-			}
-			switch {
-			case badTok != nil:
-				reject(*badTok, "itls", "expected a list of numbers")
-			default:
-				hasGaps = true
-				for _, g := range xs {
-					if math.IsNaN(g) || math.IsInf(g, 0) || g < 0 {
-						reject(tok, "itls", "chunk gap must be finite and non-negative, found "+strconv.FormatFloat(g, 'g', -1, 64))
-						hasGaps = false
-						break
-					}
-				}
-				gaps = xs
-			}
-		}
-		lat, hasLat, err := num("latencies", true)
-		if err != nil {
-			return sum, err
-		}
-		start, hasStart, err := num("start_times", false)
-		if err != nil {
-			return sum, err
-		}
-		queue, hasQueue, err := num("queue_times", true)
-		if err != nil {
-			return sum, err
-		}
-		if c := curs["generated_texts"]; c != nil {
-			tok, err := c.next()
-			if err != nil {
-				return sum, err
-			}
-			if err := c.sc.Skip(tok); err != nil {
-				return sum, syntaxErr(r.in.Path, err)
-			}
-		}
-		status := schemas.StatusUnknown
-		errText = ""
-		if c := curs["errors"]; c != nil {
-			tok, err := c.next()
-			if err != nil {
-				return sum, err
-			}
-			switch tok.Kind {
-			case jsonscan.String:
-				if errText, err = c.sc.Text(tok); err != nil {
-					return sum, syntaxErr(r.in.Path, err)
-				}
-				status = schemas.StatusOK
-				if errText != "" {
-					status = schemas.StatusError
-				}
-			case jsonscan.Null:
-				status = schemas.StatusOK
-			default:
-				reject(tok, "errors", "expected a string, found "+tok.Kind.String())
-				if err := c.sc.Skip(tok); err != nil {
-					return sum, syntaxErr(r.in.Path, err)
-				}
-			}
-		} else if run.Completed.OK && run.Completed.V == int64(n) {
-			status = schemas.StatusOK // every request succeeded
-		}
+// skipText steps over one generated text.
+func (a *arrayReader) skipText() error {
+	c := a.curs["generated_texts"]
+	if c == nil {
+		return nil
+	}
+	tok, err := c.next()
+	if err != nil {
+		return err
+	}
+	if err := c.sc.Skip(tok); err != nil {
+		return syntaxErr(a.r.in.Path, err)
+	}
+	return nil
+}
 
-		if bad != nil {
-			r.sink.Reject(*bad)
-			rejected++
-			continue
+// status reads one request's error text: "" is success.
+func (a *arrayReader) status() (string, string, error) {
+	c := a.curs["errors"]
+	if c == nil {
+		if a.run.Completed.OK && a.run.Completed.V == int64(a.n) {
+			return schemas.StatusOK, "", nil // every request succeeded
 		}
-		req.Status, req.Error = status, errText
-		if hasIn {
-			req.InputTokens = schemas.Some(inLen)
+		return schemas.StatusUnknown, "", nil
+	}
+	tok, err := c.next()
+	if err != nil {
+		return "", "", err
+	}
+	switch tok.Kind {
+	case jsonscan.String:
+		text, err := c.sc.Text(tok)
+		if err != nil {
+			return "", "", syntaxErr(a.r.in.Path, err)
 		}
-		ok := status == schemas.StatusOK
-		if hasStart {
-			req.StartS = schemas.Some(start)
+		if text != "" {
+			return schemas.StatusError, text, nil
 		}
-		if hasQueue {
-			req.QueueS = schemas.Some(queue)
+		return schemas.StatusOK, "", nil
+	case jsonscan.Null:
+		return schemas.StatusOK, "", nil
+	}
+	a.reject(tok, "errors", "expected a string, found "+tok.Kind.String())
+	if err := c.sc.Skip(tok); err != nil {
+		return "", "", syntaxErr(a.r.in.Path, err)
+	}
+	return schemas.StatusUnknown, "", nil
+}
+
+// rowValues are one index's elements.
+type rowValues struct {
+	inLen, outLen             int64
+	ttft, lat, start, queue   float64
+	gaps                      []float64
+	hasIn, hasOut, hasTTFT    bool
+	hasGaps, hasLat, hasStart bool
+	hasQueue                  bool
+	status, errText           string
+}
+
+// read reads index i of every array.
+func (a *arrayReader) read() (rowValues, error) {
+	var v rowValues
+	var err error
+	if v.inLen, v.hasIn, err = a.integer("input_lens"); err != nil {
+		return v, err
+	}
+	if v.outLen, v.hasOut, err = a.integer("output_lens"); err != nil {
+		return v, err
+	}
+	if v.ttft, v.hasTTFT, err = a.num("ttfts", true); err != nil {
+		return v, err
+	}
+	if v.gaps, v.hasGaps, err = a.gaps(); err != nil {
+		return v, err
+	}
+	if v.lat, v.hasLat, err = a.num("latencies", true); err != nil {
+		return v, err
+	}
+	if v.start, v.hasStart, err = a.num("start_times", false); err != nil {
+		return v, err
+	}
+	if v.queue, v.hasQueue, err = a.num("queue_times", true); err != nil {
+		return v, err
+	}
+	if err := a.skipText(); err != nil {
+		return v, err
+	}
+	v.status, v.errText, err = a.status()
+	return v, err
+}
+
+// row reads index i and reports it as a request row or a rejection.
+func (a *arrayReader) row(i int) error {
+	a.i, a.bad = i, nil
+	v, err := a.read()
+	if err != nil {
+		return err
+	}
+	if a.bad != nil {
+		a.r.sink.Reject(*a.bad)
+		a.rejected++
+		return nil
+	}
+	req := schemas.Request{RunID: a.run.ID, Index: int64(i), Phase: schemas.PhaseProfiling, Status: v.status, Error: v.errText}
+	if v.hasIn {
+		req.InputTokens = schemas.Some(v.inLen)
+	}
+	if v.hasStart {
+		req.StartS = schemas.Some(v.start)
+	}
+	if v.hasQueue {
+		req.QueueS = schemas.Some(v.queue)
+	}
+	if v.hasGaps {
+		req.ChunkGapsS = v.gaps
+	}
+	if v.status == schemas.StatusOK {
+		if err := a.succeeded(&req, v); err != nil {
+			return err
 		}
-		if hasGaps {
-			req.ChunkGapsS = gaps
-		}
+	} else {
 		// A failed request carries vLLM's defaults (0, 0.0, []): no data.
-		if ok {
-			if hasOut {
-				req.OutputTokens = schemas.Some(outLen)
-			}
-			switch {
-			case hasTTFT && ttft > 0:
-				req.TTFTS = schemas.Some(ttft)
-				streamedAny = true
-			case hasTTFT:
-				unstreamedAny = true
-			}
-			switch {
-			case hasLat:
-				req.E2ES = schemas.Some(lat)
-			case req.TTFTS.OK && hasGaps:
-				// Without latencies, E2E = TTFT + the chunk gaps: exact up
-				// to the microseconds between vLLM's two clock reads.
-				e := ttft
-				for _, g := range gaps {
-					e += g
-				}
-				req.E2ES = schemas.Some(e)
-			}
-			if req.StartS.OK && req.E2ES.OK {
-				req.EndS = schemas.Some(start + req.E2ES.V)
-			}
-			if hasGaps && len(gaps) > 0 && req.TTFTS.OK {
-				itlChecked++
-				if math.Abs(gaps[0]-ttft) <= 1e-9*math.Max(1, ttft) {
-					itlMatches++
-				}
-			}
-			if err := rc.add(&req, hasGaps); err != nil {
-				return sum, err
-			}
-		} else {
-			if hasOut && outLen > 0 {
-				req.OutputTokens = schemas.Some(outLen) // partial output before the failure
-			}
-			if hasTTFT && ttft > 0 {
-				req.TTFTS = schemas.Some(ttft)
-			}
-			if hasLat && lat > 0 {
-				req.E2ES = schemas.Some(lat)
-			}
+		if v.hasOut && v.outLen > 0 {
+			req.OutputTokens = schemas.Some(v.outLen) // partial output before the failure
 		}
-		if err := r.sink.Request(&req); err != nil {
-			return sum, err
+		if v.hasTTFT && v.ttft > 0 {
+			req.TTFTS = schemas.Some(v.ttft)
+		}
+		if v.hasLat && v.lat > 0 {
+			req.E2ES = schemas.Some(v.lat)
 		}
 	}
-	for k, c := range curs {
+	return a.r.sink.Request(&req)
+}
+
+// succeeded fills a successful request's latencies and records its
+// observations.
+func (a *arrayReader) succeeded(req *schemas.Request, v rowValues) error {
+	if v.hasOut {
+		req.OutputTokens = schemas.Some(v.outLen)
+	}
+	switch {
+	case v.hasTTFT && v.ttft > 0:
+		req.TTFTS = schemas.Some(v.ttft)
+		a.streamedAny = true
+	case v.hasTTFT:
+		a.unstreamedAny = true
+	}
+	switch {
+	case v.hasLat:
+		req.E2ES = schemas.Some(v.lat)
+	case req.TTFTS.OK && v.hasGaps:
+		// Without latencies, E2E = TTFT + the chunk gaps: exact up to the
+		// microseconds between vLLM's two clock reads.
+		e := v.ttft
+		for _, g := range v.gaps {
+			e += g
+		}
+		req.E2ES = schemas.Some(e)
+	}
+	if req.StartS.OK && req.E2ES.OK {
+		req.EndS = schemas.Some(v.start + req.E2ES.V)
+	}
+	if v.hasGaps && len(v.gaps) > 0 && req.TTFTS.OK {
+		a.itlChecked++
+		if math.Abs(v.gaps[0]-v.ttft) <= 1e-9*math.Max(1, v.ttft) {
+			a.itlMatches++
+		}
+	}
+	return a.rc.add(req, v.hasGaps)
+}
+
+// end checks that every array ends where it was counted to.
+func (a *arrayReader) end() error {
+	for k, c := range a.curs {
 		tok, err := c.sc.Next()
 		if err != nil {
-			return sum, syntaxErr(r.in.Path, err)
+			return syntaxErr(a.r.in.Path, err)
 		}
 		if tok.Kind != jsonscan.EndArray {
-			return sum, &ingest.Error{File: r.in.Path, Line: tok.Pos.Line, Column: tok.Pos.Col, Field: k,
+			return &ingest.Error{File: a.r.in.Path, Line: tok.Pos.Line, Column: tok.Pos.Col, Field: k,
 				Err: fmt.Errorf("more elements than counted (file changed while it was read?)")}
 		}
 	}
-	sum.itlHasTTFT = itlChecked > 0 && itlMatches*2 > itlChecked
-	if !run.Streaming.OK && (streamedAny || unstreamedAny) {
-		run.Streaming = schemas.Some(streamedAny)
-	}
-	switch {
-	case rejected > 0:
-		r.sink.Warn(fmt.Sprintf("%s: %d of %d request rows were rejected; statistics recomputed from the %d ingested rows may differ from the tool's", r.recordName(), rejected, n, n-rejected))
-	case run.Completed.OK && rc.ok != run.Completed.V:
-		r.sink.Warn(fmt.Sprintf("%s: %d requests succeeded in the per-request arrays, completed says %d", r.recordName(), rc.ok, run.Completed.V))
-	}
-	if noData || rc.ok == 0 {
-		return sum, nil
-	}
-	return sum, r.emitComputed(run, tpotID, &rc, rejected)
+	return nil
 }
 
 // add records a successful request's observations.
