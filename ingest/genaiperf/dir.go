@@ -158,8 +158,22 @@ func readSet(ctx context.Context, s artifactSet, sink ingest.Sink) (string, erro
 	if main != nil {
 		main.run.Format = kindDir
 		main.label("artifact_dir", filepath.Base(s.dir))
-		if !main.streamSet && s.inputs != "" {
+		usedInputs := !main.streamSet && s.inputs != ""
+		if usedInputs {
 			main.inputsFile(s.inputs, sink)
+		}
+		// The run keeps every file it was read from.
+		var files []string
+		for _, p := range []string{firstNonEmpty(s.summary, s.csv), s.raw} {
+			if p != "" {
+				files = append(files, p)
+			}
+		}
+		if usedInputs {
+			files = append(files, s.inputs)
+		}
+		if len(files) > 1 {
+			main.run.SourceFiles = files
 		}
 	}
 	version := ""
