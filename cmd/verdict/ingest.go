@@ -30,6 +30,13 @@ The bundle appears only when every file reads (it is written to a
 temporary directory and renamed into place). Files compressed with gzip or
 zstd are read as they are, whatever their name.
 
+One tool run is one verdict run, whatever files it was given as: the files
+one run of AIPerf (records, summary, GPU telemetry), LLMPerf (summary and
+individual responses), Locust (the four CSVs of one --csv PREFIX) or MLPerf
+LoadGen (summary and detail log) wrote are grouped by directory and name,
+checked against each other, and read as one source that lists every file.
+Files named as one run whose contents disagree are refused, naming them.
+
 Rows that cannot be used (a negative latency, a wrong type) are rejected
 with file, line and field, counted in the manifest and listed on stderr;
 the command still succeeds unless --strict is given.
