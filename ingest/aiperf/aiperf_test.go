@@ -489,7 +489,7 @@ func TestFormatOverride(t *testing.T) {
 	}
 	_, err = ingest.ToBundle(context.Background(), []string{"testdata/side_by_side/vllm_serve_detailed.json"}, filepath.Join(t.TempDir(), "c"), opts)
 	var ie *ingest.Error
-	if !errors.As(err, &ie) || !strings.Contains(err.Error(), "not an AIPerf file") {
+	if !errors.As(err, &ie) || !strings.Contains(err.Error(), `not an AIPerf export: found a JSON object with the keys "date", "endpoint_type"`) {
 		t.Errorf("vLLM file read as AIPerf: %v", err)
 	}
 }

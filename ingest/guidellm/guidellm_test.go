@@ -550,7 +550,7 @@ func TestWarmupCorpus(t *testing.T) {
 	if _, err := ingest.ToBundle(context.Background(), []string{path}, dest, ingest.Options{Formats: all.Formats()}); err != nil {
 		t.Fatal(err)
 	}
-	rep, err := validate.ValidateBundles(context.Background(), []string{dest}, validate.Options{Rules: []string{"V015"}})
+	rep, err := analysis.Validate(context.Background(), []string{dest}, validate.Options{Rules: []string{"V015"}})
 	if err != nil {
 		t.Fatal(err)
 	}

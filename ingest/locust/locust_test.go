@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/verdict-llm/verdict/analysis"
 	"github.com/verdict-llm/verdict/ingest"
 	"github.com/verdict-llm/verdict/ingest/all"
 	"github.com/verdict-llm/verdict/ingest/ingesttest"
@@ -414,7 +415,7 @@ func TestOneTestOneRun(t *testing.T) {
 		if run.Format != "locust-test" || len(run.SourceFiles) != files || run.NumPrompts.V != wantReqs || !run.WindowStart.OK {
 			t.Errorf("run %+v", run)
 		}
-		rep, err := validate.ValidateBundles(ctx, []string{dest}, validate.Options{Rules: []string{"V012"}})
+		rep, err := analysis.Validate(ctx, []string{dest}, validate.Options{Rules: []string{"V012"}})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -504,7 +504,7 @@ func TestServerQPSIsTheResult(t *testing.T) {
 		return dest
 	}
 	a, b, c := bundle("system-a"), bundle("system-b"), bundle("system-c")
-	rep, err := validate.ValidateBundles(ctx, []string{a, b}, validate.Options{Compare: true, Rules: []string{"V001", "V002", "V009"}})
+	rep, err := analysis.Validate(ctx, []string{a, b}, validate.Options{Compare: true, Rules: []string{"V001", "V002", "V009"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -513,7 +513,7 @@ func TestServerQPSIsTheResult(t *testing.T) {
 		!strings.Contains(rep.Findings[0].Message, "+33.3%") {
 		t.Errorf("a vs b: verdict %s, findings %+v", rep.Verdict, rep.Findings)
 	}
-	rep, err = validate.ValidateBundles(ctx, []string{a, c}, validate.Options{Compare: true, Rules: []string{"V002"}})
+	rep, err = analysis.Validate(ctx, []string{a, c}, validate.Options{Compare: true, Rules: []string{"V002"}})
 	if err != nil {
 		t.Fatal(err)
 	}
