@@ -14,11 +14,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/verdict-llm/verdict/analysis"
 	"github.com/verdict-llm/verdict/ingest"
 	"github.com/verdict-llm/verdict/ingest/all"
 	"github.com/verdict-llm/verdict/ingest/guidellm"
 	"github.com/verdict-llm/verdict/ingest/ingesttest"
-	"github.com/verdict-llm/verdict/analysis"
 	"github.com/verdict-llm/verdict/internal/testkit"
 	"github.com/verdict-llm/verdict/schemas"
 	"github.com/verdict-llm/verdict/stats"
