@@ -2,7 +2,6 @@ package ingest
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -51,6 +50,12 @@ type Candidate struct {
 // a look at more than the head. Bytes read this way do not count toward
 // progress.
 func (c *Candidate) Open() (io.ReadCloser, error) { return c.in.openAt(0) }
+
+// Input returns the candidate as an Input, for reading it with the
+// format's own reader (into Discard) before deciding on a group.
+func (c *Candidate) Input() *Input {
+	return &Input{Path: c.in.Path, Size: c.in.Size, SHA256: c.in.SHA256, open: c.Open, openAt: c.in.openAt}
+}
 
 // A unit is what the driver reads as one source: one path, or the files of
 // one run.
@@ -279,6 +284,17 @@ func GroupMismatch(a, b, what, va, vb string) error {
 		a, b, what, va, vb)}
 }
 
-// ErrNotGrouped may be returned by a GroupFormat's content check to leave
-// files ungrouped.
-var ErrNotGrouped = errors.New("not one run")
+
+// Discard is a Sink that keeps nothing, for a GroupFormat's look at a
+// candidate's content before it decides on a group.
+var Discard Sink = discard{}
+
+type discard struct{}
+
+func (discard) Run(*schemas.Run) error         { return nil }
+func (discard) Request(*schemas.Request) error { return nil }
+func (discard) Metric(*schemas.Metric) error   { return nil }
+func (discard) Sample(*schemas.Sample) error   { return nil }
+func (discard) Reject(schemas.Rejection)       {}
+func (discard) Warn(string)                    {}
+func (discard) Describe(_, _, _ string)        {}

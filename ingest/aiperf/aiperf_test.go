@@ -694,3 +694,13 @@ func TestRefusalSaysWhat(t *testing.T) {
 		t.Errorf("err %v", err)
 	}
 }
+
+// TestSameFileTwice: a file given twice is not grouped with itself; the
+// driver names it as given twice.
+func TestSameFileTwice(t *testing.T) {
+	p := filepath.Join(artifacts, "profile_export_aiperf.json")
+	_, err := ingest.ToBundle(context.Background(), []string{p, p}, filepath.Join(t.TempDir(), "b"), ingest.Options{Formats: all.Formats()})
+	if err == nil || !strings.Contains(err.Error(), "the same file given twice?") {
+		t.Errorf("err %v", err)
+	}
+}

@@ -6,13 +6,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/verdict-llm/verdict/ingest"
-	"github.com/verdict-llm/verdict/schemas"
 )
 
 // Files of one run given as files (docs/formats/aiperf.md, "One run,
@@ -182,34 +180,13 @@ func confirmSet(files []*ingest.Candidate, g []int) error {
 // max_response_timestamp by reading the summary as Read does, into a sink
 // that keeps nothing.
 func summaryWindow(c *ingest.Candidate) ([2]time.Time, bool) {
-	in := ingest.NewInput(c.Path, c.Size, c.SHA256, func(off int64) (io.ReadCloser, error) {
-		rc, err := c.Open()
-		if err != nil {
-			return nil, err
-		}
-		if _, err := io.CopyN(io.Discard, rc, off); err != nil {
-			rc.Close()
-			return nil, err
-		}
-		return rc, nil
-	})
-	s, err := readSummaryFile(in, kindSummary, discard{})
+	s, err := readSummaryFile(c.Input(), kindSummary, ingest.Discard)
 	if err != nil || !s.run.WindowStart.OK || !s.run.WindowEnd.OK {
 		return [2]time.Time{}, false
 	}
 	return [2]time.Time{s.run.WindowStart.V, s.run.WindowEnd.V}, true
 }
 
-// discard is a sink that keeps nothing.
-type discard struct{}
-
-func (discard) Run(*schemas.Run) error         { return nil }
-func (discard) Request(*schemas.Request) error { return nil }
-func (discard) Metric(*schemas.Metric) error   { return nil }
-func (discard) Sample(*schemas.Sample) error   { return nil }
-func (discard) Reject(schemas.Rejection)       {}
-func (discard) Warn(string)                    {}
-func (discard) Describe(_, _, _ string)        {}
 
 // firstNS reads an integer nanosecond timestamp from the first JSON line of
 // head: a top-level key or one under "metadata".

@@ -3,7 +3,6 @@ package locust
 import (
 	"context"
 	"fmt"
-	"io"
 	"slices"
 	"strconv"
 	"strings"
@@ -193,31 +192,15 @@ func confirmTest(files []*ingest.Candidate, g []int) error {
 
 // readTestFiles reads candidates into a test whose records are discarded.
 func readTestFiles(cs ...*ingest.Candidate) (*test, error) {
-	t := &test{sink: discard{}}
+	t := &test{sink: ingest.Discard}
 	for _, c := range cs {
-		in := ingest.NewInput(c.Path, c.Size, c.SHA256, func(off int64) (io.ReadCloser, error) {
-			if off != 0 {
-				return nil, fmt.Errorf("locust: reads from the start only")
-			}
-			return c.Open()
-		})
-		if err := t.read(context.Background(), in); err != nil {
+		if err := t.read(context.Background(), c.Input()); err != nil {
 			return nil, err
 		}
 	}
 	return t, nil
 }
 
-// discard is a sink that keeps nothing.
-type discard struct{}
-
-func (discard) Run(*schemas.Run) error         { return nil }
-func (discard) Request(*schemas.Request) error { return nil }
-func (discard) Metric(*schemas.Metric) error   { return nil }
-func (discard) Sample(*schemas.Sample) error   { return nil }
-func (discard) Reject(schemas.Rejection)       {}
-func (discard) Warn(string)                    {}
-func (discard) Describe(_, _, _ string)        {}
 
 // ReadGroup reads the files of one test as one run.
 func (Format) ReadGroup(ctx context.Context, files []*ingest.Input, sink ingest.Sink) error {

@@ -67,7 +67,7 @@ func readCandidate(c *ingest.Candidate, read func(context.Context, string, io.Re
 		return nil, err
 	}
 	defer rc.Close()
-	return read(context.Background(), c.Path, rc, discard{})
+	return read(context.Background(), c.Path, rc, ingest.Discard)
 }
 
 // agree checks that a detail log and a summary describe one run.
@@ -102,16 +102,6 @@ func roundsTo(detail, summary float64) bool {
 	return math.Abs(detail-summary) <= math.Max(5e-4*math.Abs(detail), 0.0051)
 }
 
-// discard is a sink that keeps nothing.
-type discard struct{}
-
-func (discard) Run(*schemas.Run) error         { return nil }
-func (discard) Request(*schemas.Request) error { return nil }
-func (discard) Metric(*schemas.Metric) error   { return nil }
-func (discard) Sample(*schemas.Sample) error   { return nil }
-func (discard) Reject(schemas.Rejection)       {}
-func (discard) Warn(string)                    {}
-func (discard) Describe(_, _, _ string)        {}
 
 // fileSink names its file in the warnings and rejections of the second
 // file of a pair.
