@@ -284,7 +284,6 @@ func GroupMismatch(a, b, what, va, vb string) error {
 		a, b, what, va, vb)}
 }
 
-
 // Discard is a Sink that keeps nothing, for a GroupFormat's look at a
 // candidate's content before it decides on a group.
 var Discard Sink = discard{}

@@ -187,7 +187,6 @@ func summaryWindow(c *ingest.Candidate) ([2]time.Time, bool) {
 	return [2]time.Time{s.run.WindowStart.V, s.run.WindowEnd.V}, true
 }
 
-
 // firstNS reads an integer nanosecond timestamp from the first JSON line of
 // head: a top-level key or one under "metadata".
 func firstNS(head []byte, key string) (time.Time, bool) {

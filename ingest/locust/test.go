@@ -201,7 +201,6 @@ func readTestFiles(cs ...*ingest.Candidate) (*test, error) {
 	return t, nil
 }
 
-
 // ReadGroup reads the files of one test as one run.
 func (Format) ReadGroup(ctx context.Context, files []*ingest.Input, sink ingest.Sink) error {
 	t := newTest(files[0], sink)

@@ -102,7 +102,6 @@ func roundsTo(detail, summary float64) bool {
 	return math.Abs(detail-summary) <= math.Max(5e-4*math.Abs(detail), 0.0051)
 }
 
-
 // fileSink names its file in the warnings and rejections of the second
 // file of a pair.
 type fileSink struct {
