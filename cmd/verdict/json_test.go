@@ -28,6 +28,8 @@ func TestJSONDocuments(t *testing.T) {
 		{"stats", []string{"stats", "--ci", "0", a, b}, 0},
 		{"compare", []string{"compare", "--resamples", "200", "--mean", a, b}, 0},
 		{"show", []string{"show", a}, 0},
+		// A run of several files with metrics of its parts (a Locust test).
+		{"show", []string{"show", locustBundle(t)}, 0},
 		{"report", []string{"report", "--resamples", "200", "--quote", quote, a, b}, 0},
 		{"cost", []string{"cost", "--no-store", "--quote", quote, a}, 0},
 		{"validate", []string{"validate", a}, -1},
@@ -84,4 +86,16 @@ func walkKeys(v any, path string, fn func(path, key string)) {
 			walkKeys(e, path+"[]", fn)
 		}
 	}
+}
+
+// locustBundle ingests the hand-made Locust test of ingest/locust (four
+// CSVs, one run whose endpoints are a dimension).
+func locustBundle(t *testing.T) string {
+	t.Helper()
+	paths, _ := filepath.Glob(filepath.Join("..", "..", "ingest", "locust", "testdata", "test", "chat_*.csv"))
+	dest := filepath.Join(t.TempDir(), "locust.bundle")
+	if code, _, errs := runCLI(t, append([]string{"ingest", "-o", dest}, paths...)...); code != 0 {
+		t.Fatalf("ingest: %d %s", code, errs)
+	}
+	return dest
 }
