@@ -59,6 +59,11 @@ const (
 	// QuantileScaled converts values held in another unit (seconds) to
 	// milliseconds before rounding and back after.
 	LocustBuckets Method = "locust_buckets"
+	// Lower is numpy.percentile(x, P, method="lower"): x[floor((n-1)p)],
+	// the observed value at or below linear's interpolation point, never an
+	// interpolated one. MLPerf Endpoints reads its final percentiles this
+	// way (docs/formats/mlperf-endpoints.md).
+	Lower Method = "lower"
 )
 
 // Quantile returns the p-quantile (0 <= p <= 1) of sorted, read with method
@@ -93,6 +98,8 @@ func Quantile(sorted []float64, p float64, m Method) float64 {
 		return sorted[cumulativeRank(n, p)]
 	case LocustBuckets:
 		return LocustRound(sorted[floorRank(n, p)])
+	case Lower:
+		return sorted[lowerRank(n, p)]
 	}
 	panic(fmt.Sprintf("stats: unknown quantile method %q", m))
 }
@@ -125,6 +132,12 @@ func checkScale(msPerUnit float64) {
 	if !(msPerUnit > 0) || math.IsInf(msPerUnit, 0) {
 		panic(fmt.Sprintf("stats: %v milliseconds per unit", msPerUnit))
 	}
+}
+
+// lowerRank is numpy's index for method="lower": floor of the same
+// virtual index h = (n-1)p that linear interpolates at.
+func lowerRank(n int, p float64) int {
+	return min(int(math.Floor(p*float64(n-1))), n-1)
 }
 
 // Median is Quantile(sorted, 0.5, Linear): the mean of the two middle values
@@ -263,6 +276,8 @@ func QuantileRanks(n int, p float64, m Method) (ranks []int, ok bool) {
 		return []int{floorRank(n, p)}, true
 	case NearestRankCumulativeUnmerged:
 		return []int{cumulativeRank(n, p)}, true
+	case Lower:
+		return []int{lowerRank(n, p)}, true
 	}
 	return nil, false
 }
@@ -284,7 +299,7 @@ func QuantileFromRanksScaled(n int, p float64, m Method, msPerUnit float64, vals
 		}
 		h := p * float64(n-1)
 		return lerp(vals[0], vals[1], h-math.Floor(h))
-	case NearestRankFloor, NearestRankCumulativeUnmerged:
+	case NearestRankFloor, NearestRankCumulativeUnmerged, Lower:
 		return vals[0]
 	case LocustBuckets:
 		checkScale(msPerUnit)

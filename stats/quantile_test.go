@@ -15,6 +15,9 @@ func TestSharedVector(t *testing.T) {
 		NearestRankCumulative: {30, 50, 80, 100, 100}, // GuideLLM
 		Linear:                {32.5, 55, 77.5, 91, 99.1},
 		LocustBuckets:         {30, 60, 80, 100, 100},
+		// numpy.percentile(x, [25, 50, 75, 90, 99], method="lower"):
+		// x[floor(9p)] = x[2], x[4], x[6], x[8], x[8] (MLPerf Endpoints).
+		Lower: {30, 50, 70, 90, 90},
 	}
 	for m, ws := range want {
 		for i, p := range ps {
@@ -144,5 +147,25 @@ func TestQuantilePanics(t *testing.T) {
 			}()
 			f()
 		}()
+	}
+}
+
+// TestLowerRanks checks that the spill path (QuantileRanks and
+// QuantileFromRanks) gives what Quantile gives for numpy's "lower", at the
+// edges too: p=1 reads the last value, p=0 the first.
+func TestLowerRanks(t *testing.T) {
+	x := []float64{1, 2, 3, 5, 8, 13, 21}
+	for _, p := range []float64{0, 0.1, 0.5, 0.999, 1} {
+		ranks, ok := QuantileRanks(len(x), p, Lower)
+		if !ok || len(ranks) != 1 {
+			t.Fatalf("QuantileRanks(%v) = %v, %v", p, ranks, ok)
+		}
+		if got, want := QuantileFromRanks(len(x), p, Lower, []float64{x[ranks[0]]}), Quantile(x, p, Lower); got != want {
+			t.Errorf("p=%v: from ranks %v, Quantile %v", p, got, want)
+		}
+	}
+	// numpy.percentile([1,2,3,5,8,13,21], 50, method="lower") = 5 (h = 3).
+	if got := Quantile(x, 0.5, Lower); got != 5 {
+		t.Errorf("median lower = %v, want 5", got)
 	}
 }

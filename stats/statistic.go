@@ -57,7 +57,7 @@ func QuantileStatisticScaled(p float64, m Method, msPerUnit float64) Statistic {
 		panic(fmt.Sprintf("stats: QuantileStatistic with p=%v outside [0, 1]", p))
 	}
 	switch m {
-	case Linear, NearestRankFloor, NearestRankCumulative, NearestRankCumulativeUnmerged, LocustBuckets:
+	case Linear, NearestRankFloor, NearestRankCumulative, NearestRankCumulativeUnmerged, LocustBuckets, Lower:
 	default:
 		panic(fmt.Sprintf("stats: unknown quantile method %q", m))
 	}
@@ -126,6 +126,8 @@ func planForScaled(n int, p float64, m Method, msPerUnit float64) orderPlan {
 		return orderPlan{k: cumulativeRank(n, p)}
 	case LocustBuckets:
 		return orderPlan{k: floorRank(n, p), locust: true, scale: msPerUnit}
+	case Lower:
+		return orderPlan{k: lowerRank(n, p)}
 	}
 	panic(fmt.Sprintf("stats: unknown quantile method %q", m))
 }
