@@ -67,6 +67,10 @@ type MetricDef struct {
 	// Reported lists the tools that report this metric, under which native
 	// names and in which versions. Filled from the native-name tables.
 	Reported []Native `json:"reported_by,omitempty"`
+	// Standards lists the names other standards (OpenTelemetry GenAI,
+	// the llm-d Benchmark Report, MLPerf) give this metric. Filled from
+	// the crosswalk (crosswalk.go).
+	Standards []StandardName `json:"standards,omitempty"`
 }
 
 // A Native says under which name a tool reports a metric.
@@ -108,6 +112,7 @@ var definitionTables = [][]MetricDef{
 	resourceDefinitions,
 	mlperfDefinitions, guidellmDefinitions, llmperfDefinitions, locustDefinitions,
 	genaiperfAIPerfDefinitions,
+	interchangeDefinitions,
 }
 
 // coreDefinitions are the metrics most tools report.
@@ -268,6 +273,7 @@ func Registry() []MetricDef {
 	}
 	for i := range out {
 		out[i].Reported = nativesOf(out[i].ID)
+		out[i].Standards = standardsOf(out[i].ID)
 	}
 	return out
 }
@@ -278,6 +284,7 @@ func Lookup(id MetricID) (MetricDef, bool) {
 		for _, d := range t {
 			if d.ID == id {
 				d.Reported = nativesOf(id)
+				d.Standards = standardsOf(id)
 				return d, true
 			}
 		}
