@@ -411,7 +411,11 @@ func (s *sourceSink) Run(r *schemas.Run) error {
 	}
 	s.runs[r.ID] = true
 	run := *r
-	run.SUT = s.opts.SUT
+	var notes []string
+	run.SUT, notes = MergeInventory(r.SUT, s.opts.SUT)
+	for _, n := range notes {
+		s.Warn("run " + run.ID + ": " + n)
+	}
 	if len(run.SourceFiles) == 0 && len(s.files) > 1 {
 		run.SourceFiles = s.files
 	}

@@ -136,6 +136,7 @@ func AppendRun(b *array.RecordBuilder, r *Run) {
 	appendStr(next(), s.CacheState)
 	appendI64(next(), s.WarmupRequests)
 	appendStrList(next(), s.ResourceIDs)
+	appendStr(next(), s.Parallelism)
 	if i != len(f) {
 		panic(fmt.Sprintf("schemas: AppendRun filled %d of %d columns", i, len(f)))
 	}
@@ -384,7 +385,7 @@ func DecodeRuns(rec arrow.RecordBatch) []Run {
 			Dataset: c.str("sut_dataset", i), DatasetSHA256: c.str("sut_dataset_sha256", i),
 			Endpoint: c.str("sut_endpoint", i), ClientLocation: c.str("sut_client_location", i),
 			CacheState: c.str("sut_cache_state", i), WarmupRequests: c.i64("sut_warmup_requests", i),
-			ResourceIDs: c.strList("sut_resource_ids", i),
+			ResourceIDs: c.strList("sut_resource_ids", i), Parallelism: c.str("sut_parallelism", i),
 		}
 	}
 	return out

@@ -22,12 +22,15 @@ type Inventory struct {
 	// sends it apart, as reasoning_content) or "inline" (inside the answer
 	// text). With none or inline a tool's answer-only TTFT and TPOT time
 	// the same tokens as its all-output ones.
-	Reasoning      string     `json:"reasoning,omitempty"`
-	Engine         string     `json:"engine"`
-	EngineVersion  string     `json:"engine_version"`
-	LaunchArgs     []string   `json:"launch_args"`
-	GPUModel       string     `json:"gpu_model"`
-	GPUCount       Opt[int64] `json:"gpu_count"`
+	Reasoning     string     `json:"reasoning,omitempty"`
+	Engine        string     `json:"engine"`
+	EngineVersion string     `json:"engine_version"`
+	LaunchArgs    []string   `json:"launch_args"`
+	GPUModel      string     `json:"gpu_model"`
+	GPUCount      Opt[int64] `json:"gpu_count"`
+	// Parallelism is how the model is split over the GPUs, e.g.
+	// "tp=8 dp=1 pp=1 ep=1"; several components are joined with "; ".
+	Parallelism    string     `json:"parallelism,omitempty"`
 	Driver         string     `json:"driver"`
 	CUDA           string     `json:"cuda"`
 	Image          string     `json:"container_image"`
@@ -73,6 +76,7 @@ func (inv Inventory) Fields() [][2]string {
 		{"launch args", strings.Join(inv.LaunchArgs, " ")},
 		{"GPU model", inv.GPUModel},
 		{"GPU count", opt(inv.GPUCount)},
+		{"parallelism", inv.Parallelism},
 		{"driver", inv.Driver},
 		{"CUDA", inv.CUDA},
 		{"container image", inv.Image},
@@ -90,7 +94,7 @@ func (inv Inventory) Fields() [][2]string {
 //
 //	model: {name: meta-llama/Llama-3.1-8B-Instruct, revision: 0e9e39f, quantization: fp8, reasoning: none}
 //	engine: {name: vllm, version: 0.11.0, launch_args: [--max-num-seqs, "256"]}
-//	gpu: {model: NVIDIA H100 80GB HBM3, count: 1, driver: 550.54.15, cuda: "12.4"}
+//	gpu: {model: NVIDIA H100 80GB HBM3, count: 1, driver: 550.54.15, cuda: "12.4", parallelism: tp=1}
 //	container_image: vllm/vllm-openai:v0.11.0
 //	dataset: {name: sharegpt, sha256: 9f86d08...}
 //	endpoint: http://10.0.0.5:8000/v1/completions
@@ -111,10 +115,12 @@ type inventoryFile struct {
 		LaunchArgs []string `yaml:"launch_args"`
 	} `yaml:"engine"`
 	GPU struct {
-		Model  string `yaml:"model"`
-		Count  *int64 `yaml:"count"`
-		Driver string `yaml:"driver"`
-		CUDA   string `yaml:"cuda"`
+		Model string `yaml:"model"`
+		Count *int64 `yaml:"count"`
+		// Parallelism, e.g. "tp=8 pp=1".
+		Parallelism string `yaml:"parallelism"`
+		Driver      string `yaml:"driver"`
+		CUDA        string `yaml:"cuda"`
 	} `yaml:"gpu"`
 	Image   string `yaml:"container_image"`
 	Dataset struct {
@@ -153,7 +159,7 @@ func ParseInventory(name string, data []byte) (Inventory, error) {
 	inv := Inventory{
 		Model: f.Model.Name, ModelRevision: f.Model.Revision, Quantization: f.Model.Quantization, Reasoning: f.Model.Reasoning,
 		Engine: f.Engine.Name, EngineVersion: f.Engine.Version, LaunchArgs: f.Engine.LaunchArgs,
-		GPUModel: f.GPU.Model, Driver: f.GPU.Driver, CUDA: f.GPU.CUDA,
+		GPUModel: f.GPU.Model, Driver: f.GPU.Driver, CUDA: f.GPU.CUDA, Parallelism: f.GPU.Parallelism,
 		Image:   f.Image,
 		Dataset: f.Dataset.Name, DatasetSHA256: strings.ToLower(f.Dataset.SHA256),
 		Endpoint: f.Endpoint, ClientLocation: f.ClientLocation, CacheState: f.CacheState,

@@ -122,6 +122,7 @@ var (
 		plain("sut_cache_state", str, true),
 		plain("sut_warmup_requests", i64, true),
 		plain("sut_resource_ids", strList, true),
+		described("sut_parallelism", str, true, "parallelism of the serving engine(s), e.g. tp=8 dp=1 pp=1 ep=1"),
 	})
 
 	requestsSchema = newTable(TableRequests, []arrow.Field{
