@@ -1,52 +1,207 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
 
 	"github.com/urfave/cli/v3"
 
+	"github.com/verdict-llm/verdict/render/benchfmt"
+	"github.com/verdict-llm/verdict/render/br"
 	"github.com/verdict-llm/verdict/schemas"
+	"github.com/verdict-llm/verdict/validate"
 )
 
 func exportCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "export",
-		Usage:     "add bundles' runs to a Hive-partitioned Parquet dataset",
+		Usage:     "write bundles' runs to a Parquet dataset, as llm-d Benchmark Reports, or in the Go benchmark format",
 		ArgsUsage: "BUNDLE...",
-		Description: `Writes every run of each BUNDLE into the dataset DIR as
-table=<table>/tool=<tool>/run_id=<run>/part-0.parquet, one partition per run
-and table (runs, requests, metrics, samples, costs), with the stored Arrow
-schema, so that DuckDB, Spark, Trino or pandas read the whole history with
-one glob. Runs already in the dataset are skipped unless --replace is given.
-Every verdict command that reads a bundle also reads a dataset.
+		Description: `--format dataset (the default) writes every run of each BUNDLE into the
+dataset DIR as table=<table>/tool=<tool>/run_id=<run>/part-0.parquet, one
+partition per run and table (runs, requests, metrics, samples, costs), with
+the stored Arrow schema, so that DuckDB, Spark, Trino or pandas read the
+whole history with one glob. Runs already in the dataset are skipped unless
+--replace is given. Every verdict command that reads a bundle also reads a
+dataset.
+
+--format br writes each run as an llm-d Benchmark Report v0.2.1 (JSON),
+<run_id>.br.json in the directory --out, valid against BR's JSON Schema. A
+"verdict" stack component records the definition behind every field, the
+run's version flags and its validation verdict (under the default policy),
+so that verdict reads the report back with the same definitions.
+
+--format benchfmt writes the Go benchmark format to --out (or stdout): the
+workload as configuration lines and one line per run and metric, so that
+benchstat can re-check a comparison.
 
 Examples:
    verdict export --dataset history/ out/platform-a.bundle out/platform-b.bundle
    verdict show history/
-   duckdb -c "SELECT tool, count(*) FROM read_parquet('history/table=requests/**/*.parquet', hive_partitioning=true) GROUP BY tool"`,
+   duckdb -c "SELECT tool, count(*) FROM read_parquet('history/table=requests/**/*.parquet', hive_partitioning=true) GROUP BY tool"
+   verdict export --format br -o reports/ out/platform-a.bundle
+   verdict export --format benchfmt -o a.txt out/platform-a.bundle
+   verdict export --format benchfmt -o b.txt out/platform-b.bundle && benchstat a.txt b.txt`,
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "dataset", Usage: "dataset `DIR` (created when missing)", Required: true, TakesFile: true},
+			&cli.StringFlag{Name: "format", Aliases: []string{"f"}, Value: "dataset", Usage: "`FORMAT`: dataset, br or benchfmt"},
+			&cli.StringFlag{Name: "dataset", Usage: "dataset `DIR` (created when missing) for --format dataset", TakesFile: true},
+			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "output `PATH`: a directory for br, a file for benchfmt (stdout when empty)", TakesFile: true},
 			&cli.BoolFlag{Name: "replace", Usage: "re-export runs the dataset already has"},
 		},
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			if cmd.NArg() == 0 {
 				return usage("export: give at least one BUNDLE")
 			}
-			w := cmd.Root().Writer
-			for _, dir := range cmd.Args().Slice() {
-				b, err := schemas.OpenBundle(dir)
-				if err != nil {
-					return err
+			switch cmd.String("format") {
+			case "dataset":
+				return exportDataset(ctx, cmd)
+			case "br":
+				if cmd.String("out") == "" {
+					return usage("export --format br: give the output directory with --out")
 				}
-				res, err := schemas.Export(ctx, b, cmd.String("dataset"), schemas.ExportOptions{Replace: cmd.Bool("replace")})
-				if err != nil {
-					return fmt.Errorf("%s: %w", dir, err)
-				}
-				fmt.Fprintf(w, "%s: %d runs exported (%d requests), %d already in the dataset\n",
-					dir, len(res.Exported), res.Rows[schemas.TableRequests], len(res.Skipped))
+				return exportBR(ctx, cmd)
+			case "benchfmt":
+				return exportBenchfmt(ctx, cmd)
 			}
-			return nil
+			return usage("export: unknown --format %q (known: dataset, br, benchfmt)", cmd.String("format"))
 		},
 	}
+}
+
+func exportDataset(ctx context.Context, cmd *cli.Command) error {
+	if cmd.String("dataset") == "" {
+		return usage("export --format dataset: give the dataset directory with --dataset")
+	}
+	w := cmd.Root().Writer
+	for _, dir := range cmd.Args().Slice() {
+		b, err := schemas.OpenBundle(dir)
+		if err != nil {
+			return err
+		}
+		res, err := schemas.Export(ctx, b, cmd.String("dataset"), schemas.ExportOptions{Replace: cmd.Bool("replace")})
+		if err != nil {
+			return fmt.Errorf("%s: %w", dir, err)
+		}
+		fmt.Fprintf(w, "%s: %d runs exported (%d requests), %d already in the dataset\n",
+			dir, len(res.Exported), res.Rows[schemas.TableRequests], len(res.Skipped))
+	}
+	return nil
+}
+
+func exportBR(ctx context.Context, cmd *cli.Command) error {
+	runs, err := exportRuns(ctx, cmd.Args().Slice())
+	if err != nil {
+		return err
+	}
+	dir := cmd.String("out")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	for _, r := range runs {
+		var buf bytes.Buffer
+		notes, err := br.Write(&buf, br.Run{Run: r.run, Metrics: r.metrics, Validation: r.validation, VerdictVersion: verdictVersion()})
+		if err != nil {
+			return err
+		}
+		if !safeName(r.run.ID) {
+			return fmt.Errorf("run ID %q cannot name a file", r.run.ID)
+		}
+		path := filepath.Join(dir, r.run.ID+".br.json")
+		if err := writeFileAtomic(path, buf.Bytes()); err != nil {
+			return err
+		}
+		fmt.Fprintf(cmd.Root().Writer, "%s: run %s written as BR %s\n", path, r.run.ID, br.Version)
+		for _, n := range notes {
+			fmt.Fprintf(cmd.Root().ErrWriter, "verdict: %s: %s\n", r.run.ID, n)
+		}
+	}
+	return nil
+}
+
+func exportBenchfmt(ctx context.Context, cmd *cli.Command) error {
+	runs, err := exportRuns(ctx, cmd.Args().Slice())
+	if err != nil {
+		return err
+	}
+	var out []benchfmt.Run
+	for _, r := range runs {
+		v := ""
+		if r.validation != nil {
+			v = r.validation.Verdict
+		}
+		out = append(out, benchfmt.Run{Run: r.run, Metrics: r.metrics, Verdict: v})
+	}
+	var buf bytes.Buffer
+	if err := benchfmt.Write(&buf, out); err != nil {
+		return err
+	}
+	if path := cmd.String("out"); path != "" {
+		return writeFileAtomic(path, buf.Bytes())
+	}
+	_, err = cmd.Root().Writer.Write(buf.Bytes())
+	return err
+}
+
+// An exportRun is the finished model of one run that the writers format.
+type exportRun struct {
+	run        schemas.Run
+	metrics    []schemas.Metric
+	validation *schemas.BRValidation
+}
+
+// exportRuns opens the bundles and assembles each run with its metric rows
+// and its validation verdict (each run validated on its own under the
+// default policy). It is export's only contact with bundles, kept in one
+// function so that it can move to the analysis layer.
+func exportRuns(ctx context.Context, dirs []string) ([]exportRun, error) {
+	var data []*validate.RunData
+	for _, dir := range dirs {
+		rs, err := validate.LoadBundle(ctx, dir)
+		if err != nil {
+			return nil, err
+		}
+		if len(rs) == 0 {
+			return nil, fmt.Errorf("%s: the bundle holds no runs", dir)
+		}
+		data = append(data, rs...)
+	}
+	rep, err := validate.Validate(data, validate.Options{GroupBy: "run"})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]exportRun, 0, len(data))
+	for _, d := range data {
+		v := &schemas.BRValidation{Schema: rep.Schema}
+		for _, rr := range rep.Runs {
+			if rr.Name == d.Name() {
+				v.Verdict = string(rr.Verdict)
+			}
+		}
+		for _, f := range rep.Findings {
+			if slices.Contains(f.Runs, d.Name()) {
+				v.Findings = append(v.Findings, schemas.BRFinding{Rule: f.Rule, Severity: string(f.Severity), Message: f.Message})
+			}
+		}
+		out = append(out, exportRun{run: d.Run, metrics: d.Metrics, validation: v})
+	}
+	return out, nil
+}
+
+// safeName reports whether a run ID can be a file name as it is: the IDs
+// verdict makes are tool-hash, and anything else (a bundle from elsewhere)
+// never becomes a path.
+func safeName(s string) bool {
+	if s == "" || s[0] == '.' {
+		return false
+	}
+	for _, c := range s {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_' || c == '.') {
+			return false
+		}
+	}
+	return true
 }
