@@ -8,6 +8,7 @@ package rows
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -129,4 +130,90 @@ func Label(n *jtree.Node) string {
 		return fmt.Sprintf("{%d members}", len(n.Fields()))
 	}
 	return s
+}
+
+// DistOptions say how to read a tool's summary object.
+type DistOptions struct {
+	// Method is the tool's percentile method (a stats.Method).
+	Method string
+	// Std is the tool's standard deviation, "population" or "sample".
+	Std string
+	// Scale converts the tool's unit to the registry's (1 when 0).
+	Scale float64
+	// Ignore lists members that are not statistics of this distribution
+	// (read elsewhere, or not at all).
+	Ignore []string
+	// N is the number of observations, when known.
+	N schemas.Opt[int64]
+	// Note qualifies every row, e.g. a version quirk.
+	Note string
+}
+
+// Dist writes the statistics of a summary object ({"mean", "min", "max",
+// "median", "p99", ...}) as rows of one definition. Members that are not
+// statistics, and values that are not finite numbers, are rejections.
+func (m Metrics) Dist(id schemas.MetricID, n *jtree.Node, native string, o DistOptions) error {
+	if n.IsNull() {
+		return nil
+	}
+	if !n.IsObject() {
+		m.Reject(n, native, "expected an object of statistics, found "+n.Describe())
+		return nil
+	}
+	scale := o.Scale
+	if scale == 0 {
+		scale = 1
+	}
+	for _, mem := range n.Fields() {
+		if slices.Contains(o.Ignore, mem.Key) {
+			continue
+		}
+		key := native + "." + mem.Key
+		stat, pct, ok := StatKey(mem.Key)
+		if !ok {
+			m.Reject(mem.Val, key, "not a statistic")
+			continue
+		}
+		v, ok := m.Number(mem.Val, key)
+		if !ok {
+			continue
+		}
+		row := Row{ID: id, Stat: stat, Value: schemas.Some(v * scale), Native: key, N: o.N, Note: o.Note}
+		switch stat {
+		case schemas.StatP:
+			row.Percentile, row.Method = schemas.Some(pct), o.Method
+		case schemas.StatMedian:
+			row.Method = o.Method
+		case schemas.StatStd:
+			if v < 0 {
+				m.Reject(mem.Val, key, "a standard deviation cannot be negative")
+				continue
+			}
+			row.Method = o.Std
+		case schemas.StatMean:
+			row.Method = "arithmetic"
+		case schemas.StatCount:
+			row.N = schemas.Opt[int64]{}
+		}
+		if err := m.Add(row); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Value writes a run-level value, rejecting a non-finite or negative one.
+func (m Metrics) Value(id schemas.MetricID, n *jtree.Node, native string, note string) error {
+	if n.IsNull() {
+		return nil
+	}
+	v, ok := m.Number(n, native)
+	if !ok {
+		return nil
+	}
+	if v < 0 {
+		m.Reject(n, native, "a rate or count cannot be negative")
+		return nil
+	}
+	return m.Add(Row{ID: id, Stat: schemas.StatValue, Value: schemas.Some(v), Native: native, Note: note})
 }
