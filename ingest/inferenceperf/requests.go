@@ -29,7 +29,7 @@ type requestReader struct {
 	runID string
 
 	n, ok, failed int64
-	checked       int // reported statistics compared with the recomputed ones
+	checked       int     // reported statistics compared with the recomputed ones
 	first, last   float64 // min start, max end over all requests
 	// series recomputed with inference-perf's conventions
 	e2e, ttft, tpot, ntpot, itl, isl, osl []float64
