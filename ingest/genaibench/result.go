@@ -89,7 +89,7 @@ type result struct {
 	meta  *metadata
 	run   schemas.Run
 	m     rows.Metrics
-	scale float64 // time unit to seconds
+	div   float64 // time unit to seconds: divide by it
 	agg   *jtree.Node
 	// values per field of the requests kept for the statistics, in order
 	values   map[string][]float64
@@ -133,9 +133,9 @@ func (r *result) timeUnit(n *jtree.Node) error {
 	}
 	switch unit {
 	case "", "s":
-		r.scale = 1
+		r.div = 1
 	case "ms":
-		r.scale = 1e-3
+		r.div = 1000
 	default:
 		return jtree.ErrorAt(r.in.Path, n, "", "_time_unit", "unknown time unit %q (genai-bench writes s or ms)", unit)
 	}
@@ -222,7 +222,7 @@ func (r *result) request(i int, n *jtree.Node, kept bool) error {
 			return nil
 		}
 		if f.time {
-			x *= r.scale
+			x /= r.div
 		}
 		vals[f.key] = x
 	}
@@ -298,19 +298,19 @@ func (r *result) aggregated() error {
 		if n.IsNull() {
 			continue
 		}
-		scale := 1.0
+		div := 1.0
 		if f.time {
-			scale = r.scale
+			div = r.div
 		}
 		for _, mem := range n.Fields() {
 			if v, ok := mem.Val.Float(); ok {
-				r.reported[f.key+"."+mem.Key] = v * scale
+				r.reported[f.key+"."+mem.Key] = v / div
 			}
 		}
 		if f.id == "" {
 			continue
 		}
-		o.Scale = scale
+		o.Div = div
 		if err := r.m.Dist(f.id, n, "aggregated_metrics.stats."+f.key, o); err != nil {
 			return err
 		}

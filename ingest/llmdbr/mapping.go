@@ -22,12 +22,12 @@ const (
 )
 
 // A unit group is the set of units BR allows a field, with each unit's
-// factor to verdict's storage unit.
+// divisor to verdict's storage unit (1000 for ms: dividing rounds once).
 type unitGroup map[string]float64
 
 var (
-	unitsTime       = unitGroup{"s": 1, "ms": 1e-3}
-	unitsGenLatency = unitGroup{"s/token": 1, "ms/token": 1e-3}
+	unitsTime       = unitGroup{"s": 1, "ms": 1000}
+	unitsGenLatency = unitGroup{"s/token": 1, "ms/token": 1000}
 	unitsCount      = unitGroup{"count": 1}
 	unitsTokenRate  = unitGroup{"tokens/s": 1}
 	unitsQueryRate  = unitGroup{"queries/s": 1}

@@ -121,7 +121,7 @@ func (r *report) statistics(field string, n *jtree.Node, level schemas.Level) er
 		return nil
 	}
 	units, _ := n.Get("units").Str()
-	factor, ok := fieldUnits[field][units]
+	div, ok := fieldUnits[field][units]
 	if !ok {
 		r.m.Reject(n, path+".units", fmt.Sprintf("units %q are not allowed here (BR allows %s); the field's values are not ingested", units, unitList(fieldUnits[field])))
 		return nil
@@ -149,7 +149,7 @@ func (r *report) statistics(field string, n *jtree.Node, level schemas.Level) er
 			r.m.Reject(mem.Val, key, "a standard deviation cannot be negative")
 			continue
 		}
-		row := rows.Row{ID: def.Metric, Stat: stat, Value: schemas.Some(v * factor), Native: key, Source: def.Source}
+		row := rows.Row{ID: def.Metric, Stat: stat, Value: schemas.Some(v / div), Native: key, Source: def.Source}
 		switch stat {
 		case schemas.StatP:
 			row.Percentile, row.Method = schemas.Some(pct), def.Percentile

@@ -138,8 +138,10 @@ type DistOptions struct {
 	Method string
 	// Std is the tool's standard deviation, "population" or "sample".
 	Std string
-	// Scale converts the tool's unit to the registry's (1 when 0).
-	Scale float64
+	// Div converts the tool's unit to the registry's: values are divided
+	// by it (1000 for milliseconds, 1e9 for nanoseconds; 1 when 0).
+	// Dividing rounds once, so 61000000 ns is exactly 0.061 s.
+	Div float64
 	// Ignore lists members that are not statistics of this distribution
 	// (read elsewhere, or not at all).
 	Ignore []string
@@ -160,9 +162,9 @@ func (m Metrics) Dist(id schemas.MetricID, n *jtree.Node, native string, o DistO
 		m.Reject(n, native, "expected an object of statistics, found "+n.Describe())
 		return nil
 	}
-	scale := o.Scale
-	if scale == 0 {
-		scale = 1
+	div := o.Div
+	if div == 0 {
+		div = 1
 	}
 	for _, mem := range n.Fields() {
 		if slices.Contains(o.Ignore, mem.Key) {
@@ -178,7 +180,7 @@ func (m Metrics) Dist(id schemas.MetricID, n *jtree.Node, native string, o DistO
 		if !ok {
 			continue
 		}
-		row := Row{ID: id, Stat: stat, Value: schemas.Some(v * scale), Native: key, N: o.N, Note: o.Note}
+		row := Row{ID: id, Stat: stat, Value: schemas.Some(v / div), Native: key, N: o.N, Note: o.Note}
 		switch stat {
 		case schemas.StatP:
 			row.Percentile, row.Method = schemas.Some(pct), o.Method
