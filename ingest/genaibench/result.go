@@ -84,13 +84,13 @@ var percentiles = []float64{25, 50, 75, 90, 95, 99}
 
 // A result is one result file being read.
 type result struct {
-	in    *ingest.Input
-	sink  ingest.Sink
-	meta  *metadata
-	run   schemas.Run
-	m     rows.Metrics
-	div   float64 // time unit to seconds: divide by it
-	agg   *jtree.Node
+	in   *ingest.Input
+	sink ingest.Sink
+	meta *metadata
+	run  schemas.Run
+	m    rows.Metrics
+	div  float64 // time unit to seconds: divide by it
+	agg  *jtree.Node
 	// values per field of the requests kept for the statistics, in order
 	values   map[string][]float64
 	reported map[string]float64 // "field.stat" -> the file's value, in storage units
