@@ -83,7 +83,10 @@ func (r *runReader) throughput() (string, error) {
 			return "", err
 		}
 	}
-	r.warnUnknown(&run, "elapsed_time", "num_requests", "total_num_tokens", "requests_per_second", "tokens_per_second")
+	if err := r.energy(&run); err != nil {
+		return "", err
+	}
+	r.warnUnknown(&run, append([]string{"elapsed_time", "num_requests", "total_num_tokens", "requests_per_second", "tokens_per_second"}, energyKeys...)...)
 	return run.ToolVersion, r.sink.Run(&run)
 }
 
