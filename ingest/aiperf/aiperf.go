@@ -163,8 +163,12 @@ func (Format) Read(ctx context.Context, in *ingest.Input, sink ingest.Sink) erro
 		}
 		return nil
 	case kindTelemetry:
-		t := &telemetryReader{in: in, sink: sink, runID: ingest.RunID("aiperf", in.SHA256, 0)}
+		es := &energySink{Sink: sink}
+		t := &telemetryReader{in: in, sink: es, runID: ingest.RunID("aiperf", in.SHA256, 0)}
 		if err := t.read(ctx); err != nil {
+			return err
+		}
+		if err := es.emit(in.Path, t.runID); err != nil {
 			return err
 		}
 		run := t.standaloneRun()

@@ -378,7 +378,7 @@ func TestDetectionMatrix(t *testing.T) {
 			if gap == 0 || aip != 0 || vl != 0 {
 				t.Errorf("%s: genai-perf %d, aiperf %d, vllm %d", path, gap, aip, vl)
 			}
-		case "aiperf":
+		case "aiperf", "aiperf-energy": // AIPerf runs with GPU energy telemetry
 			if aip == 0 || gap != 0 || vl != 0 {
 				t.Errorf("%s: genai-perf %d, aiperf %d, vllm %d", path, gap, aip, vl)
 			}

@@ -159,7 +159,9 @@ func summaryFromJSON(in *ingest.Input, root *jtree.Node, sink ingest.Sink) (*sum
 	if err := s.scalars(blocks); err != nil {
 		return nil, err
 	}
-	s.meta(root, sink)
+	if err := s.meta(root, sink); err != nil {
+		return nil, err
+	}
 	if !s.streamSet {
 		s.inferStreaming(blocks)
 	}
@@ -201,7 +203,7 @@ func (s *summaryRun) layout(blocks *jtree.Node) {
 
 // meta reads the non-metric members: cancellation, errors, times,
 // telemetry.
-func (s *summaryRun) meta(root *jtree.Node, sink ingest.Sink) {
+func (s *summaryRun) meta(root *jtree.Node, sink ingest.Sink) error {
 	if b, _ := root.Get("was_cancelled").Bool(); b {
 		s.flag("run_cancelled")
 		sink.Warn(fmt.Sprintf("%s: the run was cancelled (was_cancelled: true); its statistics cover part of the load", s.path))
@@ -243,7 +245,9 @@ func (s *summaryRun) meta(root *jtree.Node, sink ingest.Sink) {
 			gpus += len(ep.Val.Get("gpus").Fields())
 		}
 		sink.Warn(fmt.Sprintf("%s: telemetry_data (per-GPU summaries over %d GPU endpoints) is not ingested: the samples table takes the per-sample gpu_telemetry_export.jsonl, and energy_consumption is a cumulative counter whose average means nothing", s.path, gpus))
+		return s.telemetryEnergy(t, sink)
 	}
+	return nil
 }
 
 // scalars reads the tags that are run fields.
