@@ -97,7 +97,7 @@ func TestFileErrors(t *testing.T) {
 		{"truncated", []string{testdata("serve_detailed.json"), testdata("truncated.json")}, ingest.Options{}, "truncated.json:2:53: malformed JSON"},
 		{"strict", []string{testdata("serve_bad_rows.json")}, ingest.Options{Strict: true}, "4 rows rejected (--strict): first: line 2, column 75"},
 		{"twice", []string{testdata("append_result.json"), testdata("append_result.json")}, ingest.Options{}, "the same file given twice?"},
-		{"forced on a directory", []string{dir}, ingest.Options{Format: "vllm"}, "format vllm reads files"},
+		{"forced on a directory", []string{dir}, ingest.Options{Format: "vllm"}, "no vllm bench sweep runs (run=<i>.json) in this directory"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -5,11 +5,15 @@ package all
 import (
 	"github.com/verdict-llm/verdict/ingest"
 	"github.com/verdict-llm/verdict/ingest/aiperf"
+	"github.com/verdict-llm/verdict/ingest/genaibench"
 	"github.com/verdict-llm/verdict/ingest/genaiperf"
 	"github.com/verdict-llm/verdict/ingest/guidellm"
+	"github.com/verdict-llm/verdict/ingest/inferenceperf"
+	"github.com/verdict-llm/verdict/ingest/llmdbr"
 	"github.com/verdict-llm/verdict/ingest/llmperf"
 	"github.com/verdict-llm/verdict/ingest/locust"
 	"github.com/verdict-llm/verdict/ingest/mlperf"
+	"github.com/verdict-llm/verdict/ingest/mlperfendpoints"
 	"github.com/verdict-llm/verdict/ingest/vllm"
 )
 
@@ -20,5 +24,6 @@ func Formats() []ingest.Format {
 		genaiperf.Format{},
 		aiperf.Format{},
 		mlperf.Format{}, guidellm.Format{}, llmperf.Format{}, locust.Format{},
+		llmdbr.Format{}, inferenceperf.Format{}, genaibench.Format{}, mlperfendpoints.Format{},
 	}
 }

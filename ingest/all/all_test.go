@@ -19,8 +19,16 @@ import (
 // the counts adding up.
 func TestDetectionMatrix(t *testing.T) {
 	formats := all.Formats()
-	for _, tool := range []string{"vllm", "genai-perf", "aiperf", "mlperf", "guidellm", "llmperf", "locust"} {
-		dir := testkit.Corpus(t, tool)
+	// folder -> the tool (and format) its files are; aiperf-energy holds
+	// AIPerf runs with GPU energy telemetry.
+	toolOf := map[string]string{"aiperf-energy": "aiperf"}
+	for _, folder := range []string{"vllm", "genai-perf", "aiperf", "mlperf", "guidellm", "llmperf", "locust",
+		"llmd-br", "inference-perf", "genai-bench", "mlperf-endpoints", "aiperf-energy"} {
+		tool := folder
+		if t, ok := toolOf[folder]; ok {
+			tool = t
+		}
+		dir := testkit.Corpus(t, folder)
 		files, _ := filepath.Glob(filepath.Join(dir, "*"))
 		for _, path := range files {
 			if strings.HasSuffix(path, "SOURCES.md") {
@@ -49,6 +57,14 @@ func TestDetectionMatrix(t *testing.T) {
 					t.Errorf("detected as %q (scores %v), want %q", best, scores, tool)
 				}
 				sum, err := ingest.ToBundle(context.Background(), []string{path}, filepath.Join(t.TempDir(), "b"), ingest.Options{Formats: formats})
+				if reason, refused := refusedFile(path); refused {
+					// Configs, metadata and schemas without results: refused
+					// with the reason, by the tool's own format.
+					if err == nil || !strings.Contains(err.Error(), reason) {
+						t.Errorf("want a refusal saying %q, got %v", reason, err)
+					}
+					return
+				}
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -70,4 +86,19 @@ func TestDetectionMatrix(t *testing.T) {
 			})
 		}
 	}
+}
+
+// refusedFile says which corpus files hold no results, and the reason
+// their format gives.
+func refusedFile(path string) (string, bool) {
+	base := filepath.Base(path)
+	switch {
+	case strings.HasSuffix(base, "json-schema.json"):
+		return "JSON Schema of the Benchmark Report, not a report", true
+	case strings.HasSuffix(base, "experiment_metadata.json"):
+		return "not its results", true
+	case strings.HasSuffix(base, ".yaml") && (filepath.Base(filepath.Dir(path)) == "inference-perf" || filepath.Base(filepath.Dir(path)) == "mlperf-endpoints"):
+		return "not its results", true
+	}
+	return "", false
 }
