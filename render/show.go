@@ -278,6 +278,9 @@ func SchemaTables() []*Table {
 			}
 			add("reported by "+n.Tool, v)
 		}
+		for _, st := range d.Standards {
+			add("in "+st.Standard, standardText(st))
+		}
 		out = append(out, t)
 	}
 	return out
@@ -296,12 +299,26 @@ func Schema(w io.Writer, f Format) error {
 		}{SchemaSchema, schemas.Registry()})
 	}
 	if f == CSV {
-		t := &Table{Columns: []string{"id", "name", "unit", "level", "from", "to", "formula", "population", "numerator", "denominator", "window", "direction", "description"}}
+		t := &Table{Columns: []string{"id", "name", "unit", "level", "from", "to", "formula", "population", "numerator", "denominator", "window", "direction", "description", "standards"}}
 		for _, d := range schemas.Registry() {
+			var std []string
+			for _, st := range d.Standards {
+				std = append(std, st.Standard+": "+standardText(st))
+			}
 			t.AddRow(T(string(d.ID)), T(d.Name), T(d.Unit), T(string(d.Level)), T(d.From), T(d.To), T(d.Formula), T(d.Population),
-				T(d.Numerator), T(d.Denominator), T(d.Window), T(string(d.Direction)), T(d.Description))
+				T(d.Numerator), T(d.Denominator), T(d.Window), T(string(d.Direction)), T(d.Description), T(strings.Join(std, "; ")))
 		}
 		return Write(w, CSV, []*Table{t})
 	}
 	return Write(w, f, SchemaTables())
+}
+
+// standardText renders one crosswalk entry: the name, how closely it
+// matches, and what differs.
+func standardText(st schemas.StandardName) string {
+	v := st.Name + " (" + st.Match + ")"
+	if st.Note != "" {
+		v += ": " + st.Note
+	}
+	return v
 }

@@ -7,4 +7,5 @@ var nativeTables = [][]Native{
 	mlperfNatives, guidellmNatives, llmperfNatives, locustNatives,
 	genaiperfNatives,
 	aiperfNatives, captureNatives,
+	llmdbrNatives, inferencePerfNatives, genaiBenchNatives, mlperfEndpointsNatives, energyNatives,
 }

@@ -52,14 +52,17 @@ func schemaCommand() *cli.Command {
 		Usage: "print the metric definitions",
 		Description: `Prints every metric definition verdict knows: what is timed from which event
 to which, the unit, level, population, and for rates the numerator,
-denominator and window, with the tools that report it under which names.
+denominator and window, with the tools that report it under which names and
+the names other standards give it (OpenTelemetry GenAI semantic conventions,
+the llm-d Benchmark Report, MLPerf), with how closely they match.
 Metrics with different definitions have different IDs and are never
 compared with each other.
 
 Examples:
    verdict schema
    verdict schema --format markdown > METRICS.md
-   verdict schema --format json | jq '.definitions[] | select(.id == "itl_chunk")'`,
+   verdict schema --format json | jq '.definitions[] | select(.id == "itl_chunk")'
+   verdict schema --format json | jq '.definitions[] | {id, standards}'`,
 		Flags: []cli.Flag{formatFlag("table")},
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			if cmd.NArg() != 0 {
