@@ -41,7 +41,8 @@ func newApp(stdout, stderr io.Writer) *cli.Command {
 		Usage:   "turn LLM inference benchmark results into one comparable record",
 		Version: verdictVersion(),
 		Description: `verdict reads the outputs of vllm bench, GenAI-Perf, AIPerf, MLPerf LoadGen,
-GuideLLM, LLMPerf and Locust, maps every metric to an explicit definition
+GuideLLM, LLMPerf, Locust, inference-perf, genai-bench, MLPerf Endpoints and
+llm-d Benchmark Reports, maps every metric to an explicit definition
 (what is timed from when to when, unit, population, window) and stores
 runs, requests and metrics in a bundle of Parquet files. It then tells you
 whether two runs may be compared at all.
