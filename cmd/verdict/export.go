@@ -6,14 +6,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 
 	"github.com/urfave/cli/v3"
 
+	"github.com/verdict-llm/verdict/analysis"
 	"github.com/verdict-llm/verdict/render/benchfmt"
 	"github.com/verdict-llm/verdict/render/br"
 	"github.com/verdict-llm/verdict/schemas"
-	"github.com/verdict-llm/verdict/validate"
 )
 
 func exportCommand() *cli.Command {
@@ -37,7 +36,7 @@ so that verdict reads the report back with the same definitions.
 
 --format benchfmt writes the Go benchmark format to --out (or stdout): the
 workload as configuration lines and one line per run and metric, so that
-benchstat can re-check a comparison.
+benchstat can re-check a comparison: benchstat a.txt b.txt.
 
 Examples:
    verdict export --dataset history/ out/platform-a.bundle out/platform-b.bundle
@@ -45,7 +44,7 @@ Examples:
    duckdb -c "SELECT tool, count(*) FROM read_parquet('history/table=requests/**/*.parquet', hive_partitioning=true) GROUP BY tool"
    verdict export --format br -o reports/ out/platform-a.bundle
    verdict export --format benchfmt -o a.txt out/platform-a.bundle
-   verdict export --format benchfmt -o b.txt out/platform-b.bundle && benchstat a.txt b.txt`,
+   verdict export --format benchfmt -o b.txt out/platform-b.bundle`,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "format", Aliases: []string{"f"}, Value: "dataset", Usage: "`FORMAT`: dataset, br or benchfmt"},
 			&cli.StringFlag{Name: "dataset", Usage: "dataset `DIR` (created when missing) for --format dataset", TakesFile: true},
@@ -78,7 +77,7 @@ func exportDataset(ctx context.Context, cmd *cli.Command) error {
 	}
 	w := cmd.Root().Writer
 	for _, dir := range cmd.Args().Slice() {
-		b, err := schemas.OpenBundle(dir)
+		b, err := analysis.Open(dir)
 		if err != nil {
 			return err
 		}
@@ -93,7 +92,7 @@ func exportDataset(ctx context.Context, cmd *cli.Command) error {
 }
 
 func exportBR(ctx context.Context, cmd *cli.Command) error {
-	runs, err := exportRuns(ctx, cmd.Args().Slice())
+	runs, err := analysis.ExportRuns(ctx, cmd.Args().Slice())
 	if err != nil {
 		return err
 	}
@@ -103,37 +102,37 @@ func exportBR(ctx context.Context, cmd *cli.Command) error {
 	}
 	for _, r := range runs {
 		var buf bytes.Buffer
-		notes, err := br.Write(&buf, br.Run{Run: r.run, Metrics: r.metrics, Validation: r.validation, VerdictVersion: verdictVersion()})
+		notes, err := br.Write(&buf, br.Run{Run: r.Run, Metrics: r.Metrics, Validation: r.Validation, VerdictVersion: verdictVersion()})
 		if err != nil {
 			return err
 		}
-		if !safeName(r.run.ID) {
-			return fmt.Errorf("run ID %q cannot name a file", r.run.ID)
+		if !safeName(r.Run.ID) {
+			return fmt.Errorf("run ID %q cannot name a file", r.Run.ID)
 		}
-		path := filepath.Join(dir, r.run.ID+".br.json")
+		path := filepath.Join(dir, r.Run.ID+".br.json")
 		if err := writeFileAtomic(path, buf.Bytes()); err != nil {
 			return err
 		}
-		fmt.Fprintf(cmd.Root().Writer, "%s: run %s written as BR %s\n", path, r.run.ID, br.Version)
+		fmt.Fprintf(cmd.Root().Writer, "%s: run %s written as BR %s\n", path, r.Run.ID, br.Version)
 		for _, n := range notes {
-			fmt.Fprintf(cmd.Root().ErrWriter, "verdict: %s: %s\n", r.run.ID, n)
+			fmt.Fprintf(cmd.Root().ErrWriter, "verdict: %s: %s\n", r.Run.ID, n)
 		}
 	}
 	return nil
 }
 
 func exportBenchfmt(ctx context.Context, cmd *cli.Command) error {
-	runs, err := exportRuns(ctx, cmd.Args().Slice())
+	runs, err := analysis.ExportRuns(ctx, cmd.Args().Slice())
 	if err != nil {
 		return err
 	}
 	var out []benchfmt.Run
 	for _, r := range runs {
 		v := ""
-		if r.validation != nil {
-			v = r.validation.Verdict
+		if r.Validation != nil {
+			v = r.Validation.Verdict
 		}
-		out = append(out, benchfmt.Run{Run: r.run, Metrics: r.metrics, Verdict: v})
+		out = append(out, benchfmt.Run{Run: r.Run, Metrics: r.Metrics, Verdict: v})
 	}
 	var buf bytes.Buffer
 	if err := benchfmt.Write(&buf, out); err != nil {
@@ -144,51 +143,6 @@ func exportBenchfmt(ctx context.Context, cmd *cli.Command) error {
 	}
 	_, err = cmd.Root().Writer.Write(buf.Bytes())
 	return err
-}
-
-// An exportRun is the finished model of one run that the writers format.
-type exportRun struct {
-	run        schemas.Run
-	metrics    []schemas.Metric
-	validation *schemas.BRValidation
-}
-
-// exportRuns opens the bundles and assembles each run with its metric rows
-// and its validation verdict (each run validated on its own under the
-// default policy). It is export's only contact with bundles, kept in one
-// function so that it can move to the analysis layer.
-func exportRuns(ctx context.Context, dirs []string) ([]exportRun, error) {
-	var data []*validate.RunData
-	for _, dir := range dirs {
-		rs, err := validate.LoadBundle(ctx, dir)
-		if err != nil {
-			return nil, err
-		}
-		if len(rs) == 0 {
-			return nil, fmt.Errorf("%s: the bundle holds no runs", dir)
-		}
-		data = append(data, rs...)
-	}
-	rep, err := validate.Validate(data, validate.Options{GroupBy: "run"})
-	if err != nil {
-		return nil, err
-	}
-	out := make([]exportRun, 0, len(data))
-	for _, d := range data {
-		v := &schemas.BRValidation{Schema: rep.Schema}
-		for _, rr := range rep.Runs {
-			if rr.Name == d.Name() {
-				v.Verdict = string(rr.Verdict)
-			}
-		}
-		for _, f := range rep.Findings {
-			if slices.Contains(f.Runs, d.Name()) {
-				v.Findings = append(v.Findings, schemas.BRFinding{Rule: f.Rule, Severity: string(f.Severity), Message: f.Message})
-			}
-		}
-		out = append(out, exportRun{run: d.Run, metrics: d.Metrics, validation: v})
-	}
-	return out, nil
 }
 
 // safeName reports whether a run ID can be a file name as it is: the IDs

@@ -1,0 +1,61 @@
+package analysis
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/verdict-llm/verdict/schemas"
+	"github.com/verdict-llm/verdict/validate"
+)
+
+// An ExportRun is one run as the interchange writers (render/br,
+// render/benchfmt) format it: the run, its metric rows and its own
+// validation verdict.
+type ExportRun struct {
+	Run        schemas.Run
+	Metrics    []schemas.Metric
+	Validation *schemas.BRValidation
+}
+
+// ExportRuns opens the bundles (or datasets) in dirs, in order, and
+// assembles every run with its metric rows and its validation verdict:
+// each run validated on its own (GroupBy "run") under the default policy,
+// with the findings that name it.
+func ExportRuns(ctx context.Context, dirs []string) ([]ExportRun, error) {
+	var data []*validate.RunData
+	for _, dir := range dirs {
+		b, err := Open(dir)
+		if err != nil {
+			return nil, err
+		}
+		rs, err := validate.ReadBundle(ctx, b, dir)
+		if err != nil {
+			return nil, err
+		}
+		if len(rs) == 0 {
+			return nil, fmt.Errorf("%s: the bundle holds no runs", dir)
+		}
+		data = append(data, rs...)
+	}
+	rep, err := validate.Validate(data, validate.Options{GroupBy: "run"})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]ExportRun, 0, len(data))
+	for _, d := range data {
+		v := &schemas.BRValidation{Schema: rep.Schema}
+		for _, rr := range rep.Runs {
+			if rr.Name == d.Name() {
+				v.Verdict = string(rr.Verdict)
+			}
+		}
+		for _, f := range rep.Findings {
+			if slices.Contains(f.Runs, d.Name()) {
+				v.Findings = append(v.Findings, schemas.BRFinding{Rule: f.Rule, Severity: string(f.Severity), Message: f.Message})
+			}
+		}
+		out = append(out, ExportRun{Run: d.Run, Metrics: d.Metrics, Validation: v})
+	}
+	return out, nil
+}
