@@ -5,7 +5,7 @@ package schemas
 // definition behind each field, the run's version flags and its validation
 // verdict. BR v0.2.1 forbids unknown keys everywhere except in a "generic"
 // component's standardized section, so that is where it goes
-// (docs/formats/llmd-br.md, "What verdict writes"). ingest/llmdbr reads it
+// (docs/formats/llmd-br.md section 5). ingest/llmdbr reads it
 // back, so a report verdict wrote reads with the definitions it was
 // written with.
 const BRComponentLabel = "verdict"

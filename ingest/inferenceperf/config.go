@@ -12,7 +12,7 @@ import (
 )
 
 // Settings are what an inference-perf config says about one stage of a run
-// (docs/formats/inference-perf.md, "config.yaml"): the arrival process and
+// (docs/formats/inference-perf.md section 1): the arrival process and
 // rate or concurrency of the stage, the API and server, the tokenizer.
 // The llm-d Benchmark Report embeds the same config (scenario.load.args in
 // 0.1, scenario.load.native.config in 0.2), so ingest/llmdbr reads it here

@@ -13,7 +13,7 @@ import (
 	"github.com/verdict-llm/verdict/ingest/genaiperf/jtree"
 )
 
-// A report directory (docs/formats/inference-perf.md, "Files"): the
+// A report directory (docs/formats/inference-perf.md section 1): the
 // lifecycle summaries, the per-request file, the Prometheus summaries and
 // config.yaml, whose settings (arrival process, each stage's rate or
 // concurrency, API, model) apply to the stage files. The per-request file

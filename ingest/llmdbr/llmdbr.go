@@ -1,7 +1,8 @@
 // Package llmdbr reads the llm-d Benchmark Report (BR), the cross-tool
 // result document of llm-d-benchmark, in its three versions: 0.1 (scenario
 // + metrics), 0.2 and 0.2.1 (run + scenario + results), as YAML or JSON.
-// The layout and what each field holds are in docs/formats/llmd-br.md.
+// The layout is in docs/formats/llmd-br.md sections 1-2, what each field
+// holds in section 3.
 //
 // A report is one load stage: it becomes one run. BR is a container, not a
 // set of definitions: its schema names a field time_to_first_token or

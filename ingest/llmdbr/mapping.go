@@ -65,7 +65,7 @@ func schemaText() map[string]schemas.MetricID {
 }
 
 // producerMapping returns the definitions behind a producer's fields
-// (docs/formats/llmd-br.md, "What the fields hold").
+// (docs/formats/llmd-br.md section 3).
 func producerMapping(producer string, native bool) mapping {
 	m := schemaText()
 	switch producer {

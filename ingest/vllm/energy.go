@@ -13,7 +13,7 @@ import (
 
 // energyKeys are the NVML energy members `vllm bench throughput
 // --energy-gpu-ids` merges into its --output-json (vllm/benchmarks/lib
-// /energy.py; docs/formats/vllm-bench.md). They are absent, not null, when
+// /energy.py; docs/formats/vllm-bench.md section 2). They are absent, not null, when
 // NVML was unavailable, a counter reset was seen or the window was empty.
 var energyKeys = []string{"gpu_energy_j", "gpu_avg_power_w", "gpu_energy_per_output_token_j", "gpu_energy_duration_s", "energy_gpu_ids"}
 

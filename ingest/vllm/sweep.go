@@ -18,8 +18,8 @@ import (
 	"github.com/verdict-llm/verdict/schemas"
 )
 
-// A `vllm bench sweep serve` directory (docs/formats/vllm-bench.md,
-// section 2) holds one directory per combination of serve and bench
+// A `vllm bench sweep serve` directory (docs/formats/vllm-bench.md
+// section 1) holds one directory per combination of serve and bench
 // settings, SERVE--<serve settings>-BENCH--<bench settings>, each with its
 // run=<i>.json files (a `vllm bench serve` result plus run_number and the
 // swept settings), a summary.json that repeats the successful runs, and
