@@ -8,6 +8,7 @@ import (
 
 	"github.com/verdict-llm/verdict/ingest/aiperf"
 	"github.com/verdict-llm/verdict/ingest/ingesttest"
+	"github.com/verdict-llm/verdict/internal/testkit"
 	"github.com/verdict-llm/verdict/schemas"
 )
 
@@ -74,7 +75,7 @@ func TestEnergy(t *testing.T) {
 // sampled mean of 129.9 W; the JSONL excerpt 32.62748095 -> 32.627743051
 // MJ = 262.101 J.
 func TestEnergyCorpus(t *testing.T) {
-	dir := ingesttest.SharedDir(t, "aiperf-energy")
+	dir := testkit.Corpus(t, "aiperf-energy")
 	for _, c := range []struct {
 		file          string
 		energy, power float64

@@ -11,6 +11,7 @@ import (
 	"github.com/verdict-llm/verdict/ingest/genaibench"
 	"github.com/verdict-llm/verdict/ingest/ingesttest"
 	"github.com/verdict-llm/verdict/ingest/internal/fuzzseed"
+	"github.com/verdict-llm/verdict/internal/testkit"
 	"github.com/verdict-llm/verdict/schemas"
 )
 
@@ -142,7 +143,7 @@ func TestDetect(t *testing.T) {
 // result, in a temporary directory) and each file alone: the metadata is
 // refused with its reason, the recomputed statistics equal the files'.
 func TestCorpus(t *testing.T) {
-	dir := ingesttest.SharedDir(t, "genai-bench")
+	dir := testkit.Corpus(t, "genai-bench")
 	for _, exp := range []string{"regression_main_branch", "parallel_feature_branch"} {
 		t.Run(exp, func(t *testing.T) {
 			tmp := t.TempDir()

@@ -16,6 +16,7 @@ import (
 	"github.com/verdict-llm/verdict/ingest/internal/fuzzseed"
 	"github.com/verdict-llm/verdict/ingest/internal/rows"
 	"github.com/verdict-llm/verdict/internal/jsonscan"
+	"github.com/verdict-llm/verdict/internal/testkit"
 	"github.com/verdict-llm/verdict/schemas"
 )
 
@@ -223,7 +224,7 @@ func TestDetect(t *testing.T) {
 // with their reason, every report is one run whose numbers are the file's,
 // and the PR #705 run read as a report directory recomputes its summary.
 func TestCorpus(t *testing.T) {
-	dir := ingesttest.SharedDir(t, "inference-perf")
+	dir := testkit.Corpus(t, "inference-perf")
 	paths, _ := filepath.Glob(filepath.Join(dir, "*"))
 	for _, path := range paths {
 		if filepath.Base(path) == "SOURCES.md" {

@@ -16,6 +16,7 @@ import (
 	"github.com/verdict-llm/verdict/ingest/internal/rows"
 	"github.com/verdict-llm/verdict/ingest/llmdbr"
 	"github.com/verdict-llm/verdict/internal/jsonscan"
+	"github.com/verdict-llm/verdict/internal/testkit"
 	"github.com/verdict-llm/verdict/schemas"
 )
 
@@ -229,7 +230,7 @@ func TestDetect(t *testing.T) {
 // the file's value scaled by its units (the reports have no per-request
 // data to recompute them from).
 func TestCorpus(t *testing.T) {
-	dir := ingesttest.SharedDir(t, "llmd-br")
+	dir := testkit.Corpus(t, "llmd-br")
 	files, _ := filepath.Glob(filepath.Join(dir, "*.yaml"))
 	if len(files) != 8 {
 		t.Fatalf("%d reports in the corpus, want 8", len(files))

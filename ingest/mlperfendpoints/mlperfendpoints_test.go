@@ -13,6 +13,7 @@ import (
 	"github.com/verdict-llm/verdict/ingest/ingesttest"
 	"github.com/verdict-llm/verdict/ingest/internal/fuzzseed"
 	"github.com/verdict-llm/verdict/ingest/mlperfendpoints"
+	"github.com/verdict-llm/verdict/internal/testkit"
 	"github.com/verdict-llm/verdict/schemas"
 	"github.com/verdict-llm/verdict/stats"
 )
@@ -127,7 +128,7 @@ func TestDetect(t *testing.T) {
 
 // TestCorpus: the corpus has only configs, each refused with its reason.
 func TestCorpus(t *testing.T) {
-	dir := ingesttest.SharedDir(t, "mlperf-endpoints")
+	dir := testkit.Corpus(t, "mlperf-endpoints")
 	files, _ := filepath.Glob(filepath.Join(dir, "*.yaml"))
 	if len(files) != 4 {
 		t.Fatalf("%d configs", len(files))

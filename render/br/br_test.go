@@ -15,6 +15,7 @@ import (
 
 	"github.com/verdict-llm/verdict/ingest/ingesttest"
 	"github.com/verdict-llm/verdict/ingest/llmdbr"
+	"github.com/verdict-llm/verdict/internal/testkit"
 	"github.com/verdict-llm/verdict/render/br"
 	"github.com/verdict-llm/verdict/schemas"
 	"github.com/verdict-llm/verdict/stats"
@@ -44,11 +45,11 @@ func brSchemas(t *testing.T) map[string]*jsonschema.Schema {
 }
 
 // sharedBR returns the shared llm-d BR corpus directory, or "" (and a log
-// line) when it is absent; ingesttest.SharedDir fails instead under
+// line) when it is absent; testkit.Corpus fails instead under
 // VERDICT_REQUIRE_CORPUS=1.
 func sharedBR(t *testing.T) string {
 	var dir string
-	t.Run("corpus", func(t *testing.T) { dir = ingesttest.SharedDir(t, "llmd-br") })
+	t.Run("corpus", func(t *testing.T) { dir = testkit.Corpus(t, "llmd-br") })
 	if dir == "" {
 		t.Log("shared corpus absent: the output is checked against the subset schema only")
 	}
