@@ -2,7 +2,6 @@ package analysis
 
 import (
 	"context"
-	"fmt"
 	"slices"
 
 	"github.com/verdict-llm/verdict/schemas"
@@ -23,20 +22,9 @@ type ExportRun struct {
 // each run validated on its own (GroupBy "run") under the default policy,
 // with the findings that name it.
 func ExportRuns(ctx context.Context, dirs []string) ([]ExportRun, error) {
-	var data []*validate.RunData
-	for _, dir := range dirs {
-		b, err := Open(dir)
-		if err != nil {
-			return nil, err
-		}
-		rs, err := validate.ReadBundle(ctx, b, dir)
-		if err != nil {
-			return nil, err
-		}
-		if len(rs) == 0 {
-			return nil, fmt.Errorf("%s: the bundle holds no runs", dir)
-		}
-		data = append(data, rs...)
+	data, err := readRuns(ctx, dirs)
+	if err != nil {
+		return nil, err
 	}
 	rep, err := validate.Validate(data, validate.Options{GroupBy: "run"})
 	if err != nil {

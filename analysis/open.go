@@ -16,6 +16,16 @@ func Open(dir string) (*schemas.Bundle, error) { return schemas.OpenBundle(dir) 
 // validates their runs with opts. A bundle that cannot be read, or holds no
 // runs, is an error.
 func Validate(ctx context.Context, dirs []string, opts validate.Options) (*validate.Report, error) {
+	runs, err := readRuns(ctx, dirs)
+	if err != nil {
+		return nil, err
+	}
+	return validate.Validate(runs, opts)
+}
+
+// readRuns opens the bundles in dirs, in order, and reads their runs as
+// the validation rules see them.
+func readRuns(ctx context.Context, dirs []string) ([]*validate.RunData, error) {
 	var runs []*validate.RunData
 	for _, dir := range dirs {
 		b, err := Open(dir)
@@ -31,5 +41,5 @@ func Validate(ctx context.Context, dirs []string, opts validate.Options) (*valid
 		}
 		runs = append(runs, rs...)
 	}
-	return validate.Validate(runs, opts)
+	return runs, nil
 }

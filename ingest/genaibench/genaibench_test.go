@@ -182,16 +182,7 @@ func TestCorpus(t *testing.T) {
 }
 
 func FuzzRead(f *testing.F) {
-	for _, name := range []string{result, "bad_result.json"} {
-		data, err := os.ReadFile(filepath.Join("testdata", name))
-		if err != nil {
-			f.Fatal(err)
-		}
-		f.Add(data)
-		for _, v := range fuzzseed.Types(data, 40) {
-			f.Add(v)
-		}
-	}
+	fuzzseed.AddFiles(f, 40, result, "bad_result.json")
 	f.Fuzz(func(t *testing.T, data []byte) {
 		ingesttest.ReadTwice(t, genaibench.Format{}, "fuzz.json", data)
 	})

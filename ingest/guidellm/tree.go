@@ -8,9 +8,9 @@ import (
 	"strings"
 
 	"github.com/goccy/go-yaml/ast"
-	"github.com/goccy/go-yaml/parser"
 
 	"github.com/verdict-llm/verdict/ingest"
+	"github.com/verdict-llm/verdict/ingest/genaiperf/jtree"
 	"github.com/verdict-llm/verdict/internal/jsonscan"
 )
 
@@ -218,21 +218,9 @@ func yamlTree(path string, r io.Reader) (*node, error) {
 	if err != nil {
 		return nil, &ingest.Error{File: path, Err: err}
 	}
-	f, err := parser.ParseBytes(data, 0)
+	body, err := jtree.YAMLDocument(path, data)
 	if err != nil {
-		return nil, &ingest.Error{File: path, Err: fmt.Errorf("malformed YAML: %s", firstLine(err.Error()))}
-	}
-	var body ast.Node
-	for _, d := range f.Docs {
-		if d != nil && d.Body != nil {
-			if body != nil {
-				return nil, &ingest.Error{File: path, Err: fmt.Errorf("more than one YAML document")}
-			}
-			body = d.Body
-		}
-	}
-	if body == nil {
-		return nil, &ingest.Error{File: path, Err: fmt.Errorf("empty YAML document")}
+		return nil, err
 	}
 	c := &yamlConv{path: path, anchors: map[string]*node{}}
 	return c.node(body, 0)
@@ -242,14 +230,6 @@ func yamlTree(path string, r io.Reader) (*node, error) {
 type yamlConv struct {
 	path    string
 	anchors map[string]*node
-}
-
-func firstLine(s string) string {
-	s = strings.TrimSpace(s)
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		return s[:i]
-	}
-	return s
 }
 
 func (c *yamlConv) node(y ast.Node, depth int) (*node, error) {

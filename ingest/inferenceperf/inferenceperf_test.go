@@ -332,16 +332,7 @@ func checkNumbers(t *testing.T, path string, r *ingesttest.Result) {
 }
 
 func FuzzRead(f *testing.F) {
-	for _, name := range files {
-		data, err := os.ReadFile(filepath.Join("testdata", name))
-		if err != nil {
-			f.Fatal(err)
-		}
-		f.Add(data)
-		for _, v := range fuzzseed.Types(data, 30) {
-			f.Add(v)
-		}
-	}
+	fuzzseed.AddFiles(f, 30, files...)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		ingesttest.ReadTwice(t, inferenceperf.Format{}, "fuzz.json", data)
 	})

@@ -321,16 +321,7 @@ func checkNumbers(t *testing.T, path string, r *ingesttest.Result) {
 // FuzzRead feeds the reader its fixtures as JSON with each value replaced
 // by each JSON type, and YAML as it is.
 func FuzzRead(f *testing.F) {
-	for _, name := range fixtures {
-		data, err := os.ReadFile(filepath.Join("testdata", name))
-		if err != nil {
-			f.Fatal(err)
-		}
-		f.Add(data)
-		for _, v := range fuzzseed.Types(data, 40) {
-			f.Add(v)
-		}
-	}
+	fuzzseed.AddFiles(f, 40, fixtures...)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		r := ingesttest.ReadTwice(t, llmdbr.Format{}, "fuzz.yaml", data)
 		if r != nil && len(r.Runs) != 1 {

@@ -142,16 +142,7 @@ func TestCorpus(t *testing.T) {
 }
 
 func FuzzRead(f *testing.F) {
-	for _, name := range []string{summary, "result_summary_native_window.json"} {
-		data, err := os.ReadFile(filepath.Join("testdata", name))
-		if err != nil {
-			f.Fatal(err)
-		}
-		f.Add(data)
-		for _, v := range fuzzseed.Types(data, 60) {
-			f.Add(v)
-		}
-	}
+	fuzzseed.AddFiles(f, 60, summary, "result_summary_native_window.json")
 	f.Fuzz(func(t *testing.T, data []byte) {
 		ingesttest.ReadTwice(t, mlperfendpoints.Format{}, "result_summary.json", data)
 	})

@@ -25,6 +25,18 @@ func ParseYAML(path string, r io.Reader) (*Node, error) {
 	if err != nil {
 		return nil, &ingest.Error{File: path, Err: err}
 	}
+	body, err := YAMLDocument(path, data)
+	if err != nil {
+		return nil, err
+	}
+	y := &yamlTree{path: path, anchors: map[string]*Node{}}
+	return y.node(body, 0)
+}
+
+// YAMLDocument parses data as exactly one YAML document and returns its
+// body; errors are *ingest.Error values naming path. ingest/guidellm builds
+// its own tree from it.
+func YAMLDocument(path string, data []byte) (ast.Node, error) {
 	f, err := parser.ParseBytes(data, 0)
 	if err != nil {
 		msg := strings.TrimSpace(err.Error())
@@ -39,15 +51,14 @@ func ParseYAML(path string, r io.Reader) (*Node, error) {
 			continue
 		}
 		if body != nil {
-			return nil, &ingest.Error{File: path, Err: errors.New("more than one YAML document (expected a single document)")}
+			return nil, &ingest.Error{File: path, Err: errors.New("more than one YAML document")}
 		}
 		body = d.Body
 	}
 	if body == nil {
 		return nil, &ingest.Error{File: path, Err: errors.New("empty YAML document")}
 	}
-	y := &yamlTree{path: path, anchors: map[string]*Node{}}
-	return y.node(body, 0)
+	return body, nil
 }
 
 type yamlTree struct {

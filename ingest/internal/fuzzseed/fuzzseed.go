@@ -11,6 +11,9 @@ package fuzzseed
 
 import (
 	"bytes"
+	"os"
+	"path/filepath"
+	"testing"
 
 	"github.com/verdict-llm/verdict/internal/jsonscan"
 )
@@ -48,4 +51,20 @@ func Types(doc []byte, limit int) [][]byte {
 		}
 	}
 	return out
+}
+
+// AddFiles adds each testdata file to f's seed corpus, with its Types
+// variants (at most limit values replaced per file).
+func AddFiles(f *testing.F, limit int, names ...string) {
+	f.Helper()
+	for _, name := range names {
+		data, err := os.ReadFile(filepath.Join("testdata", name))
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(data)
+		for _, v := range Types(data, limit) {
+			f.Add(v)
+		}
+	}
 }
