@@ -140,15 +140,7 @@ func readAllStages(ctx context.Context, d reportDir, cfg *jtree.Node, sink inges
 			return err
 		}
 		if s == nil {
-			rr := newRequestReader(ctx, in, sink, ingest.RunID("inference-perf", in.SHA256, 0))
-			if err := rr.read(); err != nil {
-				return err
-			}
-			run := rr.standaloneRun()
-			if err := rr.emitComputed(nil); err != nil {
-				return err
-			}
-			return sink.Run(run)
+			return readRequestsAlone(ctx, in, sink)
 		}
 		rr := newRequestReader(ctx, in, sink, s.run.ID)
 		if err := rr.read(); err != nil {

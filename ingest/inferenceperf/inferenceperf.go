@@ -158,16 +158,8 @@ func (Format) Read(ctx context.Context, in *ingest.Input, sink ingest.Sink) erro
 		sink.Describe(kindPrometheus, "inference-perf", p.run.ToolVersion)
 		return sink.Run(&p.run)
 	case kindRequests:
-		rr := newRequestReader(ctx, in, sink, ingest.RunID("inference-perf", in.SHA256, 0))
-		if err := rr.read(); err != nil {
-			return err
-		}
-		run := rr.standaloneRun()
-		if err := rr.emitComputed(nil); err != nil {
-			return err
-		}
-		sink.Describe(kindRequests, "inference-perf", run.ToolVersion)
-		return sink.Run(run)
+		sink.Describe(kindRequests, "inference-perf", "any (per-request lifecycle file)")
+		return readRequestsAlone(ctx, in, sink)
 	}
 	return &ingest.Error{File: in.Path, Err: fmt.Errorf("not an inference-perf report file (expected a lifecycle or Prometheus summary, the per-request lifecycle file or a report directory)")}
 }

@@ -194,6 +194,19 @@ func (r *requestReader) success(req *schemas.Request, lat float64, tt []float64,
 	}
 }
 
+// readRequestsAlone reads a per-request file without its summary: a run of
+// its own, with the statistics computed from it.
+func readRequestsAlone(ctx context.Context, in *ingest.Input, sink ingest.Sink) error {
+	rr := newRequestReader(ctx, in, sink, ingest.RunID("inference-perf", in.SHA256, 0))
+	if err := rr.read(); err != nil {
+		return err
+	}
+	if err := rr.emitComputed(nil); err != nil {
+		return err
+	}
+	return sink.Run(rr.standaloneRun())
+}
+
 // standaloneRun is the run of a per-request file read on its own: all the
 // stages it holds.
 func (r *requestReader) standaloneRun() *schemas.Run {
