@@ -247,7 +247,7 @@ func checkSummaryJSON(ctx context.Context, c combo, s *sweepSink) error {
 	if err != nil {
 		return err
 	}
-	col := &collect{}
+	col := &collect{Sink: ingest.Discard}
 	if err := (Format{}).Read(ctx, in, col); err != nil {
 		return err
 	}
@@ -270,16 +270,15 @@ func checkSummaryJSON(ctx context.Context, c combo, s *sweepSink) error {
 	return nil
 }
 
-// collect is a sink that keeps runs and their reported rows, for checks.
+// collect is a sink that keeps runs and their reported rows, for checks;
+// the rest goes to ingest.Discard.
 type collect struct {
+	ingest.Sink
 	runs    []schemas.Run
 	metrics map[string][]schemas.Metric
 }
 
 func (c *collect) Run(r *schemas.Run) error { c.runs = append(c.runs, *r); return nil }
-func (c *collect) Request(*schemas.Request) error {
-	return nil
-}
 func (c *collect) Metric(m *schemas.Metric) error {
 	if c.metrics == nil {
 		c.metrics = map[string][]schemas.Metric{}
@@ -289,10 +288,6 @@ func (c *collect) Metric(m *schemas.Metric) error {
 	}
 	return nil
 }
-func (c *collect) Sample(*schemas.Sample) error      { return nil }
-func (c *collect) Reject(schemas.Rejection)          {}
-func (c *collect) Warn(string)                       {}
-func (c *collect) Describe(format, tool, ver string) {}
 
 // diffRows compares two runs' reported rows by native name.
 func diffRows(a, b []schemas.Metric) []string {
