@@ -173,6 +173,14 @@ const blockSize = 128
 // An empty sample or one holding NaN gives NaN bounds and a warning.
 // Bootstrap panics on invalid options or a Statistic without Func.
 func Bootstrap(xs []float64, s Statistic, o BootstrapOptions) Interval {
+	iv, _ := bootstrap(xs, s, o, false)
+	return iv
+}
+
+// bootstrap is Bootstrap; with keep it also returns the replicates in the
+// order they were drawn (replicate i from the stream of block i/128), which
+// callers combining several bootstraps need unsorted.
+func bootstrap(xs []float64, s Statistic, o BootstrapOptions, keep bool) (Interval, []float64) {
 	o = o.withDefaults()
 	if s.Func == nil {
 		panic("stats: Bootstrap of a Statistic without Func")
@@ -186,15 +194,15 @@ func Bootstrap(xs []float64, s Statistic, o BootstrapOptions) Interval {
 	isSorted, ok := scanSample(xs)
 	if !ok {
 		iv.Warnings = append(iv.Warnings, fmt.Errorf("%s: sample holds NaN; no interval", s.Name))
-		return iv
+		return iv, nil
 	}
 	if len(xs) == 0 {
 		iv.Warnings = append(iv.Warnings, fmt.Errorf("%s: empty sample; no interval", s.Name))
-		return iv
+		return iv, nil
 	}
 	if s.kind == quantileStat {
-		bootstrapQuantile(&iv, xs, isSorted, s, o)
-		return iv
+		reps := bootstrapQuantile(&iv, xs, isSorted, s, o, keep)
+		return iv, reps
 	}
 	sorted := xs
 	if !isSorted {
@@ -203,13 +211,17 @@ func Bootstrap(xs []float64, s Statistic, o BootstrapOptions) Interval {
 	}
 	iv.Estimate = s.Func(sorted)
 	reps := runReplicates(o.Resamples, 1, o.Seed, o.Workers, replicatorFor(sorted, s))
+	var kept []float64
+	if keep {
+		kept = slices.Clone(reps)
+	}
 	var accel func() float64
 	if o.Method == BCa {
 		accel = func() float64 { return jackknifeOf(sorted, s, o).acceleration() }
 	}
 	finishInterval(&iv, reps, o, accel)
 	iv.Warnings = append(sampleWarnings(len(sorted), s), iv.Warnings...)
-	return iv
+	return iv, kept
 }
 
 // bootstrapQuantile is Bootstrap for a quantile statistic. It works in two
@@ -218,7 +230,7 @@ func Bootstrap(xs []float64, s Statistic, o BootstrapOptions) Interval {
 // read. On unsorted data only the range of positions actually drawn (plus
 // those the estimate and the jackknife read) is selected, in O(n), instead
 // of sorting the sample. Sorted and unsorted input give identical results.
-func bootstrapQuantile(iv *Interval, xs []float64, isSorted bool, s Statistic, o BootstrapOptions) {
+func bootstrapQuantile(iv *Interval, xs []float64, isSorted bool, s Statistic, o BootstrapOptions, keep bool) []float64 {
 	n := len(xs)
 	plan := s.plan(n)
 	idx := runBlocks(o.Resamples, 2, o.Seed, o.Workers, func() func(*rand.Rand, []int) {
@@ -250,6 +262,10 @@ func bootstrapQuantile(iv *Interval, xs []float64, isSorted bool, s Statistic, o
 	for i := range reps {
 		reps[i] = plan.value(at(idx[2*i]), at(idx[2*i+1]))
 	}
+	var kept []float64
+	if keep {
+		kept = slices.Clone(reps)
+	}
 	var accel func() float64
 	if o.Method == BCa {
 		accel = func() float64 {
@@ -261,6 +277,7 @@ func bootstrapQuantile(iv *Interval, xs []float64, isSorted bool, s Statistic, o
 	}
 	finishInterval(iv, reps, o, accel)
 	iv.Warnings = append(sampleWarnings(n, s), iv.Warnings...)
+	return kept
 }
 
 // scanSample reports whether xs is sorted and whether it is free of NaN.
