@@ -70,7 +70,9 @@ func segments(n, s, l int) (a0, a1, b0, b1 int) {
 
 // blockReplicator returns a constructor of replicators drawing s of block
 // resamples of xs (in time order); sorted is xs sorted.
-func blockReplicator(xs, sorted []float64, s Statistic, bs blockScheme) func() replicator {
+// inflation is the estimated variance inflation of the statistic's series
+// (1 or more; it sizes a quantile's rank window).
+func blockReplicator(xs, sorted []float64, s Statistic, bs blockScheme, inflation float64) func() replicator {
 	switch s.kind {
 	case meanStat:
 		prefix := make([]float64, len(xs)+1)
@@ -89,7 +91,7 @@ func blockReplicator(xs, sorted []float64, s Statistic, bs blockScheme) func() r
 			}
 		}
 	case quantileStat:
-		rw := newRankWindow(xs, planFor(len(xs), s.p, s.method), bs)
+		rw := newRankWindow(xs, planFor(len(xs), s.p, s.method), bs, windowWidth(len(xs), s.p, bs, inflation))
 		return func() replicator {
 			var sc blockScratch
 			return func(r *rand.Rand, dst []float64) { dst[0] = rw.draw(r, &sc) }
@@ -122,12 +124,25 @@ type rankWindow struct {
 	xs     []float64
 	plan   orderPlan
 	bs     blockScheme
-	below  []int32   // below[t]: positions < t ranked below the window
-	inWin  []int32   // inWin[t]: positions < t ranked inside the window
-	values []float64 // values of the window's positions, in series order
+	below  []int32      // below[t]: positions < t ranked below the window
+	inWin  []int32      // inWin[t]: positions < t ranked inside the window
+	values []float64    // values of the window's positions, in series order
+	counts *blockCounts // fixed-length blocks: the starts classed (blockcount.go)
 }
 
-func newRankWindow(xs []float64, plan orderPlan, bs blockScheme) *rankWindow {
+// windowWidth is the half-width, in ranks, of a quantile's window. The
+// count of resampled values below the quantile's rank has a variance of
+// about n p(1-p) times the indicator's variance inflation; the window
+// spans four standard deviations of it and a block either side, so that a
+// fallback (exact, only slower) is rare even when the inflation is
+// underestimated twofold.
+func windowWidth(n int, p float64, bs blockScheme, inflation float64) int {
+	sd := math.Sqrt(float64(n) * p * (1 - p) * max(1, inflation))
+	return int(4*sd+2*bs.length) + 16
+}
+
+// newRankWindow ranks xs and keeps the ranks within w of the plan's.
+func newRankWindow(xs []float64, plan orderPlan, bs blockScheme, w int) *rankWindow {
 	n := len(xs)
 	order := make([]int32, n)
 	for i := range order {
@@ -143,18 +158,6 @@ func newRankWindow(xs []float64, plan orderPlan, bs blockScheme) *rankWindow {
 	for r, i := range order {
 		rank[i] = int32(r)
 	}
-	// The count of resampled values below a rank varies by at most
-	// sqrt(n b q(1-q)) per standard deviation for blocks of length b (a
-	// sum of n/b block counts, each in [0, b]); stationary blocks vary in
-	// length, so allow for three times the mean. Five deviations and a
-	// few blocks either side make a fallback rare (it is exact, only
-	// slower).
-	q := float64(plan.k+1) / float64(n)
-	b := bs.length
-	if bs.stationary {
-		b *= 3
-	}
-	w := int(5*math.Sqrt(float64(n)*b*q*(1-q))+2*b) + 16
 	lo, hi := max(0, plan.k-w), min(n-1, plan.k+1+w)
 	rw := &rankWindow{xs: xs, plan: plan, bs: bs, below: make([]int32, n+1), inWin: make([]int32, n+1)}
 	for t := range n {
@@ -167,12 +170,16 @@ func newRankWindow(xs []float64, plan orderPlan, bs blockScheme) *rankWindow {
 			rw.values = append(rw.values, xs[t])
 		}
 	}
+	if !bs.stationary {
+		rw.counts = newBlockCounts(n, max(1, int(bs.length)), rw.below, rw.inWin)
+	}
 	return rw
 }
 
 // blockScratch is one goroutine's scratch space for rankWindow.draw.
 type blockScratch struct {
 	starts, lens []int
+	classes      []int
 	window, full []float64
 }
 
@@ -181,13 +188,21 @@ func (rw *rankWindow) draw(r *rand.Rand, sc *blockScratch) float64 {
 	n := len(rw.xs)
 	below := 0
 	sc.starts, sc.lens, sc.window = sc.starts[:0], sc.lens[:0], sc.window[:0]
-	rw.bs.each(r, func(st, l int) {
+	explicit := func(st, l int) {
 		sc.starts, sc.lens = append(sc.starts, st), append(sc.lens, l)
 		a0, a1, b0, b1 := segments(n, st, l)
 		below += int(rw.below[a1]-rw.below[a0]) + int(rw.below[b1]-rw.below[b0])
 		sc.window = append(sc.window, rw.values[rw.inWin[a0]:rw.inWin[a1]]...)
 		sc.window = append(sc.window, rw.values[rw.inWin[b0]:rw.inWin[b1]]...)
-	})
+	}
+	if rw.counts != nil {
+		if sc.classes == nil {
+			sc.classes = make([]int, rw.counts.length+1)
+		}
+		below += rw.counts.draw(r, sc.classes, explicit)
+	} else {
+		rw.bs.each(r, explicit)
+	}
 	k, vals := rw.plan.k-below, sc.window
 	last := k
 	if rw.plan.two {
@@ -197,10 +212,16 @@ func (rw *rankWindow) draw(r *rand.Rand, sc *blockScratch) float64 {
 		// The resample's order statistic lies outside the window: build
 		// the resample from the same blocks and select from all of it.
 		sc.full = sc.full[:0]
-		for i, st := range sc.starts {
-			a0, a1, b0, b1 := segments(n, st, sc.lens[i])
+		add := func(st, l int) {
+			a0, a1, b0, b1 := segments(n, st, l)
 			sc.full = append(sc.full, rw.xs[a0:a1]...)
 			sc.full = append(sc.full, rw.xs[b0:b1]...)
+		}
+		for i, st := range sc.starts {
+			add(st, sc.lens[i])
+		}
+		if rw.counts != nil {
+			rw.counts.materialise(r, sc.classes, add)
 		}
 		k, vals = rw.plan.k, sc.full
 	}

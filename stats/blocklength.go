@@ -93,8 +93,9 @@ func PolitisWhite(xs []float64) BlockLength {
 
 	rho := make([]float64, mmax+1)
 	flat := false
+	ls := newLaggedSums(xs, mmax)
 	for k := 1; k <= mmax; k++ {
-		r, ok := windowCorrelation(xs, mmax, k)
+		r, ok := windowCorrelation(ls, k)
 		if !ok {
 			flat = true
 			break
@@ -170,20 +171,49 @@ func firstQuietLag(rho []float64, kn int, thr float64) int {
 	return last
 }
 
-// windowCorrelation is the Pearson correlation of x[t] and x[t-k] over
-// t = w..n-1 (0-based), each side centred on its own mean; ok is false
-// when either side does not vary.
-func windowCorrelation(xs []float64, w, k int) (float64, bool) {
-	a, c := xs[w:], xs[w-k:len(xs)-k]
-	ma, mc := Mean(a), Mean(c)
-	var saa, scc, sac float64
-	for i := range a {
-		da, dc := a[i]-ma, c[i]-mc
-		saa += da * da
-		scc += dc * dc
-		sac += da * dc
+// laggedSums holds a series centred on its mean and the prefix sums of
+// it and its squares, so that the sums over any lagged window cost O(1)
+// and only the cross products need a pass.
+type laggedSums struct {
+	x      []float64 // centred
+	p, pp  []float64 // prefix sums of x and x^2
+	window int       // the common window starts at this position
+}
+
+func newLaggedSums(xs []float64, window int) laggedSums {
+	m := Mean(xs)
+	ls := laggedSums{x: make([]float64, len(xs)), p: make([]float64, len(xs)+1), pp: make([]float64, len(xs)+1), window: window}
+	for i, v := range xs {
+		d := v - m
+		ls.x[i] = d
+		ls.p[i+1] = ls.p[i] + d
+		ls.pp[i+1] = ls.pp[i] + d*d
 	}
-	if saa == 0 || scc == 0 {
+	return ls
+}
+
+// moments returns, over t = window..n-1, the centred cross product of
+// x[t] and x[t-k] and the centred sums of squares of both sides.
+func (ls laggedSums) moments(k int) (sac, saa, scc float64) {
+	n, w := len(ls.x), ls.window
+	nn := float64(n - w)
+	a, c := ls.x[w:], ls.x[w-k:n-k]
+	var s float64
+	for i := range a {
+		s += a[i] * c[i]
+	}
+	sa, sc := ls.p[n]-ls.p[w], ls.p[n-k]-ls.p[w-k]
+	saa = ls.pp[n] - ls.pp[w] - sa*sa/nn
+	scc = ls.pp[n-k] - ls.pp[w-k] - sc*sc/nn
+	return s - sa*sc/nn, saa, scc
+}
+
+// windowCorrelation is the Pearson correlation of x[t] and x[t-k] over
+// the common window t = w..n-1 (0-based), each side centred on its own
+// mean; ok is false when either side does not vary.
+func windowCorrelation(ls laggedSums, k int) (float64, bool) {
+	sac, saa, scc := ls.moments(k)
+	if !(saa > 0) || !(scc > 0) {
 		return 0, false
 	}
 	return sac / math.Sqrt(saa*scc), true
@@ -193,18 +223,12 @@ func windowCorrelation(xs []float64, w, k int) (float64, bool) {
 // x[t] and x[t-k] over t = m..n-1 (0-based), each side centred on its own
 // mean.
 func windowCovariances(xs []float64, m int) []float64 {
-	a := xs[m:]
-	ma := Mean(a)
-	nn := float64(len(a))
+	ls := newLaggedSums(xs, m)
+	nn := float64(len(xs) - m)
 	acv := make([]float64, m+1)
 	for k := 0; k <= m; k++ {
-		c := xs[m-k : len(xs)-k]
-		mc := Mean(c)
-		var s float64
-		for i := range a {
-			s += (a[i] - ma) * (c[i] - mc)
-		}
-		acv[k] = s / (nn - 1)
+		sac, _, _ := ls.moments(k)
+		acv[k] = sac / (nn - 1)
 	}
 	return acv
 }

@@ -101,10 +101,11 @@ type MaxRate struct {
 	// Lo <= Rate <= Hi; either is NaN when not even the lowest rate
 	// passes under that reading.
 	Lo, Hi float64
-	// Interpolated estimates where the limit is crossed between Rate and
-	// Above, by linear interpolation in rate of the worst
-	// percentile-to-limit ratio of the two runs. NaN unless bracketed and
-	// every limit is positive.
+	// Interpolated estimates where the limits are crossed between Rate
+	// and Above: each limit failing at Above is interpolated linearly in
+	// rate and the first to reach its limit decides (as in
+	// CapacityUnderLimits). NaN unless bracketed and every limit is
+	// positive.
 	Interpolated float64
 	// HighestPassing is the highest rate that passed anywhere in the
 	// sweep; above Rate only when NonMonotone.
@@ -222,25 +223,22 @@ func MaxRateUnderLimits(runs []SweepRun, o MaxRateOptions) MaxRate {
 	return res
 }
 
-// interpolateCrossing estimates where the worst percentile-to-limit ratio
-// reaches 1 between a passing and a failing run.
+// interpolateCrossing estimates where the limits are crossed between a
+// passing and a failing run, as CapacityUnderLimits does (crossLoad): each
+// failing limit's percentile is interpolated linearly in rate and the
+// first to reach its limit decides.
 func interpolateCrossing(pass, fail RunCheck, limits []LatencyLimit) float64 {
-	worst := func(r RunCheck) float64 {
-		m := math.Inf(-1)
-		for j, l := range limits {
-			if !(l.Limit > 0) {
-				return math.NaN()
-			}
-			m = max(m, r.Percentiles[j].Estimate/l.Limit)
+	va, vb := make([]float64, len(limits)), make([]float64, len(limits))
+	bounds, fails := make([]float64, len(limits)), make([]bool, len(limits))
+	for j, l := range limits {
+		if !(l.Limit > 0) {
+			return math.NaN()
 		}
-		return m
+		va[j], vb[j], bounds[j] = pass.Percentiles[j].Estimate, fail.Percentiles[j].Estimate, l.Limit
+		fails[j] = !l.within(vb[j])
 	}
-	m1, m2 := worst(pass), worst(fail)
-	if !(m2 > m1) || math.IsNaN(m1) || math.IsNaN(m2) {
-		return math.NaN()
-	}
-	f := (1 - m1) / (m2 - m1)
-	return pass.Rate + min(1, max(0, f))*(fail.Rate-pass.Rate)
+	load, _ := crossLoad(pass.Rate, fail.Rate, va, vb, bounds, fails)
+	return load
 }
 
 // mixSeed derives a seed for one of several bootstraps from a base seed

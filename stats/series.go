@@ -221,7 +221,7 @@ func seriesReplicates(xs []float64, s Statistic, o SeriesOptions, keep bool) (Se
 		b = min(b, float64(len(xs)))
 		si.BlockLength = b
 		bs := blockScheme{n: len(xs), length: b, stationary: o.Scheme == SchemeStationary}
-		newRep = blockReplicator(xs, sorted, s, bs)
+		newRep = blockReplicator(xs, sorted, s, bs, float64(len(xs))/si.EffectiveN)
 	}
 	reps := runReplicates(bo.Resamples, 1, bo.Seed, bo.Workers, newRep)
 	var kept []float64
