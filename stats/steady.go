@@ -21,12 +21,12 @@ type MSER struct {
 	// Drop is the number of batches to drop from the start, and Truncate
 	// = Drop*Batch the number of values.
 	Drop, Truncate int
-	// Statistic holds MSER(d) for every d searched (0..Batches-2).
+	// Statistic holds MSER(d) for d = 0..Batches-2.
 	Statistic []float64
-	// Steady reports that the minimum lies in the first half of the run.
-	// A minimum in the second half means the run never settled: the
-	// truncation rule finds no warm-up point, and the run is too short or
-	// not stationary (White, Cobb and Spratt, 2000).
+	// Steady reports that the minimum over the first half lies before the
+	// half. A minimum on the half means MSER was still falling there: the
+	// transient has not ended within the first half of the run, so the
+	// run is too short or never settles.
 	Steady bool
 }
 
@@ -42,18 +42,24 @@ func MSER5(xs []float64) MSER { return MSERBatch(xs, 5) }
 //
 //	MSER(d) = 1/(b-d)^2 sum_{j=d+1..b} (Z_j - mean(Z_{d+1..b}))^2
 //
-// over d = 0..b-2 (the first minimum on ties). MSER(d) is the squared
-// standard error of the truncated mean times (b-d-1)/(b-d): it falls
-// while dropping biased early batches and rises once dropping costs more
-// precision than it removes bias. A series with fewer than two batches
-// gives Drop 0 and Steady false. MSERBatch panics if batch < 1.
+// (the first minimum on ties). MSER(d) is the squared standard error of
+// the truncated mean times (b-d-1)/(b-d): it falls while dropping biased
+// early batches and rises once dropping costs more precision than it
+// removes bias. The minimum is searched over the first half, d = 0..b/2,
+// as is usual since Franklin and White ("Stationarity tests and MSER-5",
+// WSC 2008): near the end MSER(d) rests on a few batches and is often tiny
+// by chance (with two batches left, for a stationary series of 50 batches,
+// in about a fifth of runs), so a minimum there says nothing. A minimum on
+// the half itself means no steady state was found. A series with fewer
+// than four batches gives Drop 0 and Steady false. MSERBatch panics if
+// batch < 1.
 func MSERBatch(xs []float64, batch int) MSER {
 	if batch < 1 {
 		panic(fmt.Sprintf("stats: MSER batch %d", batch))
 	}
 	b := len(xs) / batch
 	m := MSER{Batch: batch, Batches: b}
-	if b < 2 {
+	if b < 4 {
 		return m
 	}
 	z := make([]float64, b)
@@ -76,13 +82,13 @@ func MSERBatch(xs []float64, batch int) MSER {
 		}
 	}
 	best := math.Inf(1)
-	for d, v := range m.Statistic {
+	for d, v := range m.Statistic[:b/2+1] {
 		if v < best {
 			best, m.Drop = v, d
 		}
 	}
 	m.Truncate = m.Drop * batch
-	m.Steady = m.Drop <= b/2
+	m.Steady = m.Drop < b/2
 	return m
 }
 

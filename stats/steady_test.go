@@ -24,9 +24,10 @@ func batches(means []float64, d float64) []float64 {
 //	d=3: 3,2,3, mean 8/3, SS = 2/3, MSER = (2/3)/9 = 0.074074
 //	d=4: 2,3, mean 2.5, SS = 0.5, MSER = 0.5/4 = 0.125
 //
-// so d* = 2: drop the first 10 values; 2 <= 6/2, steady. Batch means 1..6
-// (a rising series) give 0.486, 0.4, 0.3125, 0.222, 0.125: d* = 4, in the
-// second half, so the run never settled.
+// The first half is d = 0..3, so d* = 2: drop the first 10 values; 2 is
+// before the half, steady. Batch means 1..6 (a rising series) give 0.486,
+// 0.4, 0.3125, 0.222 over the first half (and 0.125 at d = 4, not
+// searched): d* = 3, on the half, so the run never settled.
 func TestMSER5Hand(t *testing.T) {
 	m := MSER5(append(batches([]float64{10, 6, 2, 3, 2, 3}, 0.1), 99, 99)) // 2 leftover values ignored
 	want := []float64{49.333333333333333 / 36, 0.432, 0.0625, 2.0 / 27, 0.125}
@@ -39,7 +40,7 @@ func TestMSER5Hand(t *testing.T) {
 		}
 	}
 	m = MSER5(batches([]float64{1, 2, 3, 4, 5, 6}, 0.3))
-	if m.Drop != 4 || m.Steady {
+	if m.Drop != 3 || m.Steady {
 		t.Errorf("rising: %+v", m)
 	}
 	if !close(m.Statistic[3], 2.0/9, 1e-12) {
@@ -50,7 +51,7 @@ func TestMSER5Hand(t *testing.T) {
 	if m := MSER5(off); m.Drop != 2 || !close(m.Statistic[2], 0.0625, 1e-6) {
 		t.Errorf("offset: %+v", m)
 	}
-	if m := MSER5([]float64{1, 2, 3}); m.Batches != 0 || m.Steady {
+	if m := MSER5(make([]float64, 19)); m.Batches != 3 || m.Steady || m.Statistic != nil {
 		t.Errorf("short: %+v", m)
 	}
 }

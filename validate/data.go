@@ -83,6 +83,9 @@ type RequestStats struct {
 	FirstIndex    int64
 	Latencies     []float64
 	LatencyMetric string
+	// Timeline holds the successful profiling requests in dispatch order
+	// (steady-state rules); nil when there are none.
+	Timeline *Timeline
 
 	inIdx []int64 // dispatch indices of InputTokens, for ordering
 }
@@ -158,6 +161,7 @@ type statsBuilder struct {
 	firstE2E   schemas.Opt[float64]
 	firstIndex int64
 	haveFirst  bool
+	timeline   timelineBuilder
 }
 
 func (b *statsBuilder) add(r *schemas.Request) {
@@ -188,6 +192,7 @@ func (b *statsBuilder) add(r *schemas.Request) {
 		s.UnknownStatus++
 		return
 	}
+	b.timeline.add(r)
 	if r.OutputTokens.OK {
 		s.OutputTokens = append(s.OutputTokens, float64(r.OutputTokens.V))
 	}
@@ -258,6 +263,7 @@ func (b *statsBuilder) finish() *RequestStats {
 		s.InputSequence = h.Sum64()
 	}
 	s.inIdx = nil
+	s.Timeline = b.timeline.finish()
 	if b.haveFirst {
 		s.FirstIndex = b.firstIndex
 		switch {

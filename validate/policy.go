@@ -29,6 +29,11 @@ import (
 //	  not_streaming_fraction: 0.9 # V014: share of requests with TTFT = E2E or one chunk
 //	  warmup_outlier_factor: 5    # V015: first request's latency / median above this
 //	  min_outlier_requests: 10    # V015: fewest requests for the cold-start check
+//	  steady_min_requests: 100    # V021, V022: fewest successful requests to test
+//	  transient_tolerance: 0.05   # V021: change of mean or p99 without the MSER-5 transient
+//	  saturation_moe: 2           # V022: GuideLLM's margin-of-error threshold for the slope
+//	  saturation_min_rise: 0.5    # V022: fitted rise over the run / median that counts
+//	  saturation_min_duration: 30 # V022: seconds of steady run the test needs (GuideLLM's)
 //	required_inventory: [model, quantization, engine, engine_version, gpu_model, gpu_count, driver, dataset]
 //	fail_on_warnings: [V012-prefix-cache]   # or [all]
 //	allow_incomplete: false
@@ -63,6 +68,12 @@ type Thresholds struct {
 	NotStreamingFraction float64 `yaml:"not_streaming_fraction" json:"not_streaming_fraction"`
 	WarmupOutlierFactor  float64 `yaml:"warmup_outlier_factor" json:"warmup_outlier_factor"`
 	MinOutlierRequests   int     `yaml:"min_outlier_requests" json:"min_outlier_requests"`
+	// Steady state (V021) and over-saturation (V022).
+	SteadyMinRequests     int     `yaml:"steady_min_requests" json:"steady_min_requests"`
+	TransientTolerance    float64 `yaml:"transient_tolerance" json:"transient_tolerance"`
+	SaturationMOE         float64 `yaml:"saturation_moe" json:"saturation_moe"`
+	SaturationMinRise     float64 `yaml:"saturation_min_rise" json:"saturation_min_rise"`
+	SaturationMinDuration float64 `yaml:"saturation_min_duration" json:"saturation_min_duration"`
 }
 
 // DefaultPolicy is the policy `verdict validate` uses without --policy:
@@ -80,22 +91,32 @@ type Thresholds struct {
 //     or a single chunk;
 //   - the first request suggests an un-excluded cold start when its latency
 //     is five times the median (with at least 10 requests);
+//   - with at least 100 successful requests, a warm-up transient counts when
+//     dropping MSER-5's truncation moves the mean or p99 by more than 5%,
+//     and TTFT or client queue time rises through the run when GuideLLM's
+//     slope test passes (margin of error below 2) over at least 30 s and the
+//     fitted rise reaches half the median;
 //   - a run is unverified without its model, quantization, engine and
 //     version, GPU model and count, driver and dataset;
 //   - no warning fails the gate, and unverified errors do (incomplete
 //     results do not pass).
 var DefaultPolicy = Policy{
 	Thresholds: Thresholds{
-		MaxFailedFraction:    0.01,
-		KSAlpha:              0.01,
-		KSMinStatistic:       0.1,
-		KSMinSamples:         20,
-		LengthMeanTolerance:  0.1,
-		ITLTPOTRatio:         1.5,
-		TokensPerChunk:       1.2,
-		NotStreamingFraction: 0.9,
-		WarmupOutlierFactor:  5,
-		MinOutlierRequests:   10,
+		MaxFailedFraction:     0.01,
+		KSAlpha:               0.01,
+		KSMinStatistic:        0.1,
+		KSMinSamples:          20,
+		LengthMeanTolerance:   0.1,
+		ITLTPOTRatio:          1.5,
+		TokensPerChunk:        1.2,
+		NotStreamingFraction:  0.9,
+		WarmupOutlierFactor:   5,
+		MinOutlierRequests:    10,
+		SteadyMinRequests:     100,
+		TransientTolerance:    0.05,
+		SaturationMOE:         2,
+		SaturationMinRise:     0.5,
+		SaturationMinDuration: 30,
 	},
 	RequiredInventory: []string{"model", "quantization", "engine", "engine_version", "gpu_model", "gpu_count", "driver", "dataset"},
 }
@@ -164,6 +185,10 @@ func (p Policy) Check() error {
 		{"tokens_per_chunk", t.TokensPerChunk, 1, math.MaxFloat64},
 		{"not_streaming_fraction", t.NotStreamingFraction, 0, 1},
 		{"warmup_outlier_factor", t.WarmupOutlierFactor, 1, math.MaxFloat64},
+		{"transient_tolerance", t.TransientTolerance, 0, math.MaxFloat64},
+		{"saturation_moe", t.SaturationMOE, 0, math.MaxFloat64},
+		{"saturation_min_rise", t.SaturationMinRise, 0, math.MaxFloat64},
+		{"saturation_min_duration", t.SaturationMinDuration, 0, math.MaxFloat64},
 	} {
 		if err := frac(c.name, c.v, c.lo, c.hi); err != nil {
 			return err
@@ -171,6 +196,9 @@ func (p Policy) Check() error {
 	}
 	if t.KSMinSamples < 1 {
 		return fmt.Errorf("thresholds.ks_min_samples must be at least 1, got %d", t.KSMinSamples)
+	}
+	if t.SteadyMinRequests < 10 {
+		return fmt.Errorf("thresholds.steady_min_requests must be at least 10, got %d", t.SteadyMinRequests)
 	}
 	if t.MinOutlierRequests < 2 {
 		return fmt.Errorf("thresholds.min_outlier_requests must be at least 2, got %d", t.MinOutlierRequests)

@@ -330,7 +330,55 @@ func rulesCases() []ruleCase {
 		{rule: "V020", name: "LoadGen INVALID", fire: true, want: []string{"MLPerf LoadGen declared the result INVALID (result_invalid)", "min_duration_not_met"},
 			change: func(a, b *RunData) { a.Run.Flags = []string{"min_duration_not_met", "result_invalid"} }},
 		{rule: "V020", name: "valid", change: func(a, b *RunData) { a.Run.Flags = []string{"streaming_inferred"} }},
+
+		// V021 (run a)
+		{rule: "V021", name: "warm-up transient", fire: true, want: []string{"a warm-up transient: MSER-5 on TTFT drops the first 50 of 700 requests", "p99"},
+			change: func(a, b *RunData) {
+				withRequests(a, func(i int, r *schemas.Request) {
+					if i < 50 {
+						r.TTFTS = schemas.Some(0.5)
+					}
+				})
+			}},
+		{rule: "V021", name: "never steady", fire: true, want: []string{"never reached a steady state", "still falling at the middle of the run"},
+			change: func(a, b *RunData) {
+				withRequests(a, func(i int, r *schemas.Request) { r.TTFTS = schemas.Some(0.05 + 0.001*float64(i)) })
+			}},
+		{rule: "V021", name: "steady", change: none},
+		{rule: "V021", name: "too few requests", skip: true, change: func(a, b *RunData) { a.Requests = SummariseRequests(goodRequests("run-a", 50)) }},
+
+		// V022 (run a)
+		{rule: "V022", name: "TTFT and concurrency rise", fire: true, want: []string{"ttft rises through the run", "requests in flight rise too", "over-saturated"},
+			change: func(a, b *RunData) {
+				withRequests(a, func(i int, r *schemas.Request) {
+					ttft := 0.05 + 0.1*r.StartS.V
+					r.TTFTS, r.E2ES, r.EndS = schemas.Some(ttft), schemas.Some(ttft+2), schemas.Some(r.StartS.V+ttft+2)
+				})
+			}},
+		{rule: "V022", name: "TTFT drifts at constant concurrency", fire: true, want: []string{"ttft rises", "do not rise", "drift"},
+			change: func(a, b *RunData) {
+				withRequests(a, func(i int, r *schemas.Request) {
+					ttft := 0.05 + 0.01*r.StartS.V
+					r.TTFTS, r.E2ES, r.EndS = schemas.Some(ttft), schemas.Some(2.0), schemas.Some(r.StartS.V+2)
+				})
+			}},
+		{rule: "V022", name: "queue time rises", fire: true, want: []string{"client_queue rises"},
+			change: func(a, b *RunData) {
+				withRequests(a, func(i int, r *schemas.Request) { r.QueueS = schemas.Some(0.001 + 0.02*r.StartS.V) })
+			}},
+		{rule: "V022", name: "steady", change: none},
+		{rule: "V022", name: "no start times", skip: true,
+			change: func(a, b *RunData) { withRequests(a, func(i int, r *schemas.Request) { r.StartS = schemas.Opt[float64]{} }) }},
 	}
+}
+
+// withRequests rebuilds d's request summary from goodRequests changed by f.
+func withRequests(d *RunData, f func(i int, r *schemas.Request)) {
+	rs := goodRequests(d.Run.ID, nRequests)
+	for i := range rs {
+		f(i, &rs[i])
+	}
+	d.Requests = SummariseRequests(rs)
 }
 
 func setMethod(d *RunData, id schemas.MetricID, stat, method string) {
