@@ -368,7 +368,9 @@ func rulesCases() []ruleCase {
 			}},
 		{rule: "V022", name: "steady", change: none},
 		{rule: "V022", name: "no start times", skip: true,
-			change: func(a, b *RunData) { withRequests(a, func(i int, r *schemas.Request) { r.StartS = schemas.Opt[float64]{} }) }},
+			change: func(a, b *RunData) {
+				withRequests(a, func(i int, r *schemas.Request) { r.StartS = schemas.Opt[float64]{} })
+			}},
 	}
 }
 
