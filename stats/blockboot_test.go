@@ -86,19 +86,19 @@ func rankWindowReps(xs []float64, p float64, bs blockScheme, w, b int, seed uint
 // fallback (a window of width 0) give the same replicate distribution as
 // plain block resampling, by a two-sample Kolmogorov-Smirnov test.
 func TestRankWindowDistribution(t *testing.T) {
-	xs := ar1(rand.New(rand.NewPCG(4, 4)), 2000, 0.6)
-	const b = 1500
+	xs := ar1(rand.New(rand.NewPCG(4, 4)), 1500, 0.6)
+	const b = 1000
 	for _, c := range []struct {
 		name string
 		p    float64
 		bs   blockScheme
 		w    int
 	}{
-		{"fixed p90", 0.9, blockScheme{n: 2000, length: 12}, 400},
-		{"fixed p50", 0.5, blockScheme{n: 2000, length: 7}, 400},
-		{"fixed p99 fallback", 0.99, blockScheme{n: 2000, length: 12}, 0},
-		{"stationary p90", 0.9, blockScheme{n: 2000, length: 9.5, stationary: true}, 400},
-		{"stationary p90 fallback", 0.9, blockScheme{n: 2000, length: 9.5, stationary: true}, 0},
+		{"fixed p90", 0.9, blockScheme{n: 1500, length: 12}, 400},
+		{"fixed p50", 0.5, blockScheme{n: 1500, length: 7}, 400},
+		{"fixed p99 fallback", 0.99, blockScheme{n: 1500, length: 12}, 0},
+		{"stationary p90", 0.9, blockScheme{n: 1500, length: 9.5, stationary: true}, 400},
+		{"stationary p90 fallback", 0.9, blockScheme{n: 1500, length: 9.5, stationary: true}, 0},
 	} {
 		plain := blockQuantileReps(xs, c.p, c.bs, b, 1)
 		fast := rankWindowReps(xs, c.p, c.bs, c.w, b, 2)

@@ -26,7 +26,17 @@
 //     [EarlyStoppingMaxOverLatency].
 //   - Goodput under latency SLOs: [ComputeGoodput].
 //   - The highest request rate of a sweep meeting latency limits:
-//     [MaxRateUnderLimits].
+//     [MaxRateUnderLimits]; the capacity of a sweep under any limits,
+//     interpolated, with a bootstrap interval over the whole sweep:
+//     [CapacityUnderLimits], [CapacityRatioOf].
+//   - Intervals for correlated requests: [SeriesBootstrap] with a
+//     [Scheme] (i.i.d., circular block, stationary, effective sample
+//     size), the block length from [PolitisWhite], and [RunsBootstrap],
+//     a two-level bootstrap over repeated runs with the between- and
+//     within-run variance and a [RunPlan].
+//   - Steady state: [MSER5] truncation, GuideLLM's [SlopeTest] and
+//     [InFlight] concurrency.
+//   - Throughput against interactivity: [ParetoFrontier], [ThroughputAt].
 //   - Comparing two samples like benchstat: [Compare], with the
 //     [MannWhitneyU] rank test; [KolmogorovSmirnov] for distributions.
 //
