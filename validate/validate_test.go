@@ -273,6 +273,8 @@ func TestPolicy(t *testing.T) {
 	p, err := ParsePolicy("p.yaml", []byte(`
 thresholds:
   max_failed_fraction: 0.05
+  saturation_moe: 1.5
+  steady_min_requests: 200
 required_inventory: [model, gpu_model]
 fail_on_warnings: [V012-prefix-cache, V009]
 allow_incomplete: true
@@ -283,6 +285,7 @@ disable: [V019]
 		t.Fatal(err)
 	}
 	if p.Thresholds.MaxFailedFraction != 0.05 || p.Thresholds.KSAlpha != DefaultPolicy.Thresholds.KSAlpha ||
+		p.Thresholds.SaturationMOE != 1.5 || p.Thresholds.SteadyMinRequests != 200 || p.Thresholds.TransientTolerance != 0.05 ||
 		!slices.Equal(p.RequiredInventory, []string{"model", "gpu_model"}) || !p.AllowIncomplete || p.Severity["V010-boundary"] != Error {
 		t.Errorf("policy %+v", p)
 	}
@@ -297,6 +300,8 @@ disable: [V019]
 		{"thresholds:\n  max_failed: 1\n", `unknown field "max_failed"`},
 		{"colour: blue\n", `unknown field "colour"`},
 		{"thresholds:\n  ks_alpha: 2\n", "thresholds.ks_alpha must be in [0, 1]"},
+		{"thresholds:\n  saturation_min_rise: -1\n", "thresholds.saturation_min_rise must be in"},
+		{"thresholds:\n  steady_min_requests: 3\n", "thresholds.steady_min_requests must be at least 10"},
 		{"required_inventory: [gpu]\n", `unknown inventory field "gpu"`},
 		{"fail_on_warnings: [V999]\n", `fail_on_warnings: unknown rule "V999"`},
 		{"severity: {V001: fatal}\n", `"fatal" is not error, warning or info`},
