@@ -78,14 +78,28 @@ func GoodSeries(reqs []Request, slo SLO) []float64 {
 	return out
 }
 
+// Key names the limit's statistic in PointRun.Reported: "ttft p99".
+func (l CapacityLimit) Key() string { return l.Metric + " " + l.Statistic.Name }
+
 // A LoadPoint is one load of a sweep and its runs.
 type LoadPoint struct {
 	// Load is the offered request rate or the concurrency; say which when
 	// reporting.
 	Load float64
-	// Runs are the repeats at this load, each mapping a metric to its
-	// per-request values in dispatch order.
-	Runs []map[string][]float64
+	// Runs are the repeats at this load.
+	Runs []PointRun
+}
+
+// A PointRun is one run at a load point.
+type PointRun struct {
+	// Values maps a metric to the run's per-request values in dispatch
+	// order.
+	Values map[string][]float64
+	// Reported holds statistics the tool reported, by CapacityLimit.Key,
+	// for runs without per-request values of a limit's metric. They carry
+	// no sampling information: with repeats the interval comes from their
+	// spread, without, there is none.
+	Reported map[string]float64
 }
 
 // CapacityOptions configure [CapacityUnderLimits].
@@ -182,7 +196,8 @@ type Capacity struct {
 	// own caveats.
 	Warnings []error
 
-	reps []float64 // replicate capacities, for CapacityRatio
+	reps  []float64 // replicate capacities, for CapacityRatio
+	exact []float64 // loads with a statistic but no replicates
 }
 
 // CapacityUnderLimits finds the capacity of a sweep. Points are sorted by
@@ -244,7 +259,7 @@ func CapacityUnderLimits(points []LoadPoint, o CapacityOptions) Capacity {
 	c.Method = capacityMethod(so, pts)
 	rd := sw.read(func(i, j int) float64 { return est[i][j] })
 	c.setStatus(rd, sw, est, o.CliffRatio)
-	c.interval(sw, reps, so.Bootstrap.Resamples)
+	c.interval(sw, est, reps, so.Bootstrap.Resamples)
 	c.reversals(sw, reps)
 	return c
 }
@@ -252,15 +267,19 @@ func CapacityUnderLimits(points []LoadPoint, o CapacityOptions) Capacity {
 // pointLimit estimates one limit's statistic at one point, with its
 // replicates (nil when there are no values).
 func (c *Capacity) pointLimit(p LoadPoint, l CapacityLimit, so SeriesOptions, i, j int) (SeriesInterval, []float64) {
-	var runs [][]float64
+	var runs []runInput
 	for _, r := range p.Runs {
-		runs = append(runs, r[l.Metric])
+		v, ok := r.Reported[l.Key()]
+		runs = append(runs, runInput{values: r.Values[l.Metric], reported: v, hasValue: ok})
 	}
 	ro := so
 	ro.Bootstrap.Seed = mixSeed(so.Bootstrap.Seed, uint64(i), uint64(j))
 	iv, reps := runsReplicates(runs, l.Statistic, ro, true)
-	if reps == nil {
+	switch {
+	case math.IsNaN(iv.Estimate):
 		c.Warnings = append(c.Warnings, fmt.Errorf("load %g: no %s values; the point fails %s", p.Load, l.Metric, l.Name()))
+	case reps == nil:
+		c.exact = append(c.exact, p.Load)
 	}
 	for _, w := range iv.Warnings {
 		c.Warnings = append(c.Warnings, fmt.Errorf("load %g: %w", p.Load, w))
@@ -424,13 +443,13 @@ func (c *Capacity) setStatus(rd reading, sw sweepReader, est [][]float64, cliffR
 }
 
 // interval reads the capacity of every replicate.
-func (c *Capacity) interval(sw sweepReader, reps [][][]float64, b int) {
+func (c *Capacity) interval(sw sweepReader, est [][]float64, reps [][][]float64, b int) {
 	c.reps = make([]float64, b)
 	var never, reached int
 	for k := range b {
 		rd := sw.read(func(i, j int) float64 {
 			if reps[i][j] == nil {
-				return math.NaN()
+				return est[i][j] // NaN when missing
 			}
 			return reps[i][j][k]
 		})
@@ -443,6 +462,11 @@ func (c *Capacity) interval(sw sweepReader, reps [][][]float64, b int) {
 		}
 	}
 	c.NeverMetShare, c.NotReachedShare = float64(never)/float64(b), float64(reached)/float64(b)
+	if len(c.exact) > 0 {
+		c.reps = nil
+		c.Warnings = append(c.Warnings, fmt.Errorf("capacity: no interval: at loads %v a statistic is known only as reported, without per-request values or repeats to resample", slices.Compact(c.exact)))
+		return
+	}
 	c.Lo, c.Hi = percentileInterval(c.reps, c.Confidence)
 }
 

@@ -13,7 +13,7 @@ import (
 func p99Ramp(p99 float64) []float64 { return ramp(p99 / 0.990005) }
 
 func point(load float64, m map[string][]float64) LoadPoint {
-	return LoadPoint{Load: load, Runs: []map[string][]float64{m}}
+	return LoadPoint{Load: load, Runs: []PointRun{{Values: m}}}
 }
 
 var capLimits = []CapacityLimit{
@@ -190,8 +190,8 @@ func TestCapacityGoodput(t *testing.T) {
 // bootstrap, and its statistic is the mean of the runs' p99s.
 func TestCapacityRepeats(t *testing.T) {
 	pts := []LoadPoint{
-		{Load: 1, Runs: []map[string][]float64{{"ttft": p99Ramp(0.4)}, {"ttft": p99Ramp(0.6)}, {"ttft": p99Ramp(0.5)}}},
-		{Load: 2, Runs: []map[string][]float64{{"ttft": p99Ramp(1.4)}, {"ttft": p99Ramp(1.6)}}},
+		{Load: 1, Runs: []PointRun{{Values: map[string][]float64{"ttft": p99Ramp(0.4)}}, {Values: map[string][]float64{"ttft": p99Ramp(0.6)}}, {Values: map[string][]float64{"ttft": p99Ramp(0.5)}}}},
+		{Load: 2, Runs: []PointRun{{Values: map[string][]float64{"ttft": p99Ramp(1.4)}}, {Values: map[string][]float64{"ttft": p99Ramp(1.6)}}}},
 	}
 	c := CapacityUnderLimits(pts, CapacityOptions{Limits: capLimits[:1], Series: SeriesOptions{Bootstrap: BootstrapOptions{Resamples: 1000}}})
 	if iv := c.Points[0].Limits[0]; iv.Runs != 3 || !close(iv.Estimate, 0.5, 1e-12) || !(iv.BetweenVar > 0) {
@@ -203,6 +203,43 @@ func TestCapacityRepeats(t *testing.T) {
 	}
 	if want := "two-level over the runs of the 2 repeated load points"; !strings.Contains(c.Method, want) {
 		t.Errorf("method %q", c.Method)
+	}
+}
+
+// TestCapacityReported: runs without per-request values carry the
+// statistic their tool reported. One run per load gives the capacity
+// without an interval; three repeats give an interval from their spread
+// alone (the two-level bootstrap with no within-run part).
+func TestCapacityReported(t *testing.T) {
+	key := capLimits[0].Key()
+	if key != "ttft p99" {
+		t.Fatalf("key %q", key)
+	}
+	one := func(load, v float64) LoadPoint {
+		return LoadPoint{Load: load, Runs: []PointRun{{Reported: map[string]float64{key: v}}}}
+	}
+	o := CapacityOptions{Limits: capLimits[:1], Series: SeriesOptions{Bootstrap: BootstrapOptions{Resamples: 1000}}}
+	c := CapacityUnderLimits([]LoadPoint{one(10, 0.5), one(30, 1.5)}, o)
+	// 10 + (1-0.5)/(1.5-0.5)*20 = 20.
+	if c.Status != CapacityBracketed || c.Load != 20 || !math.IsNaN(c.Lo) || !hasWarning(c.Warnings, "no interval") {
+		t.Errorf("single runs: %+v", c)
+	}
+	rep := func(load float64, vs ...float64) LoadPoint {
+		p := LoadPoint{Load: load}
+		for _, v := range vs {
+			p.Runs = append(p.Runs, PointRun{Reported: map[string]float64{key: v}})
+		}
+		return p
+	}
+	c = CapacityUnderLimits([]LoadPoint{rep(10, 0.4, 0.5, 0.6), rep(30, 1.4, 1.5, 1.6)}, o)
+	iv := c.Points[0].Limits[0]
+	if c.Load != 20 || !(c.Lo < 20 && 20 < c.Hi) || iv.Runs != 3 || !close(iv.BetweenVar, 0.01, 1e-12) || iv.WithinVar != 0 {
+		t.Errorf("repeats: %+v; point %+v", c, iv)
+	}
+	// The replicates' standard error is the run means' sd/sqrt(R) =
+	// 0.1/sqrt(3), up to the bootstrap's discreteness over 3 runs.
+	if math.Abs(iv.StdErr/(0.1/math.Sqrt(3))-1) > 0.1 {
+		t.Errorf("standard error %v, want about %v", iv.StdErr, 0.1/math.Sqrt(3))
 	}
 }
 

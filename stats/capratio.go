@@ -48,8 +48,8 @@ type CapacityRatio struct {
 // at all (same workload, scenario and load points) is for validation to
 // say; CapacityRatioOf only does the arithmetic.
 func CapacityRatioOf(a, b Capacity) CapacityRatio {
-	if len(a.reps) != len(b.reps) || a.Confidence != b.Confidence {
-		panic(fmt.Sprintf("stats: CapacityRatioOf of %d and %d resamples at %v and %v", len(a.reps), len(b.reps), a.Confidence, b.Confidence))
+	if a.Resamples != b.Resamples || a.Confidence != b.Confidence {
+		panic(fmt.Sprintf("stats: CapacityRatioOf of %d and %d resamples at %v and %v", a.Resamples, b.Resamples, a.Confidence, b.Confidence))
 	}
 	r := CapacityRatio{Confidence: a.Confidence, Lo: math.NaN(), Hi: math.NaN(),
 		Method: "percentile interval of the ratios of independent replicate capacities (" + a.Method + ")"}
@@ -69,7 +69,8 @@ func CapacityRatioOf(a, b Capacity) CapacityRatio {
 	if r.Status != RatioEstimate {
 		r.Warnings = append(r.Warnings, fmt.Errorf("capacity ratio: A is %s and B %s, so the ratio is %s", a.Status, b.Status, r.Status))
 	}
-	if len(a.reps) == 0 {
+	if a.reps == nil || b.reps == nil {
+		r.Warnings = append(r.Warnings, fmt.Errorf("capacity ratio: no interval: a capacity has none"))
 		return r
 	}
 	ratios := make([]float64, len(a.reps))

@@ -51,8 +51,8 @@ func ExampleCapacityUnderLimits() {
 	var pts []stats.LoadPoint
 	for _, rate := range []float64{2, 4, 6, 8} {
 		// TTFT grows with the request rate.
-		pts = append(pts, stats.LoadPoint{Load: rate, Runs: []map[string][]float64{
-			{"ttft": queueing(3000, 0.1+0.02*rate*rate, uint64(rate))},
+		pts = append(pts, stats.LoadPoint{Load: rate, Runs: []stats.PointRun{
+			{Values: map[string][]float64{"ttft": queueing(3000, 0.1+0.02*rate*rate, uint64(rate))}},
 		}})
 	}
 	c := stats.CapacityUnderLimits(pts, stats.CapacityOptions{

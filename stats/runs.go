@@ -42,7 +42,11 @@ import (
 // gives SeriesBootstrap's result. Runs without values are left out with a
 // warning. RunsBootstrap panics on invalid options.
 func RunsBootstrap(runs [][]float64, s Statistic, o SeriesOptions) SeriesInterval {
-	iv, _ := runsReplicates(runs, s, o, false)
+	in := make([]runInput, len(runs))
+	for i, r := range runs {
+		in[i] = runInput{values: r}
+	}
+	iv, _ := runsReplicates(in, s, o, false)
 	return iv
 }
 
@@ -50,53 +54,96 @@ func RunsBootstrap(runs [][]float64, s Statistic, o SeriesOptions) SeriesInterva
 // rests on too few degrees of freedom to mean much.
 const minRuns = 5
 
-func runsReplicates(runs [][]float64, s Statistic, o SeriesOptions, keep bool) (SeriesInterval, []float64) {
-	o = o.withDefaults()
-	var use [][]float64
+// runInput is one run of a configuration: its per-request values, or only
+// the statistic its tool reported.
+type runInput struct {
+	values   []float64
+	reported float64
+	hasValue bool // reported is set
+}
+
+// runStat is one run's statistic, with its within-run replicates (nil
+// for a reported statistic, which carries no sampling information).
+type runStat struct {
+	iv   SeriesInterval
+	reps []float64
+	n    int
+}
+
+// reportedInterval is the SeriesInterval of a statistic known only as the
+// tool reported it.
+func reportedInterval(v float64, s Statistic, o SeriesOptions) SeriesInterval {
+	bo := o.Bootstrap
+	return SeriesInterval{Scheme: o.Scheme, BlockLength: 1, EffectiveN: math.NaN(), Runs: 1,
+		BetweenVar: math.NaN(), WithinVar: math.NaN(), RequestsPerRun: math.NaN(),
+		Interval: Interval{Statistic: s.Name, Estimate: v, Confidence: bo.Confidence, Method: Percentile,
+			Resamples: bo.Resamples, Seed: bo.Seed, Lo: math.NaN(), Hi: math.NaN(), StdErr: math.NaN(),
+			Z0: math.NaN(), Acceleration: math.NaN(),
+			Warnings: []error{fmt.Errorf("%s: the value the tool reported; without per-request values there is no interval", s.Name)}}}
+}
+
+// runStats computes each usable run's statistic.
+func runStats(runs []runInput, s Statistic, o SeriesOptions, keep bool) ([]runStat, []error) {
+	var out []runStat
 	var ws []error
 	for i, r := range runs {
-		if len(r) == 0 {
+		switch {
+		case len(r.values) > 0:
+			ro := o
+			if len(runs) > 1 {
+				ro.Bootstrap.Seed = mixSeed(o.Bootstrap.Seed, uint64(i))
+			}
+			iv, reps := seriesReplicates(r.values, s, ro, keep || len(runs) > 1)
+			out = append(out, runStat{iv: iv, reps: reps, n: len(r.values)})
+		case r.hasValue:
+			out = append(out, runStat{iv: reportedInterval(r.reported, s, o)})
+		default:
 			ws = append(ws, fmt.Errorf("%s: run %d has no values and is left out", s.Name, i+1))
-			continue
 		}
-		use = append(use, r)
 	}
-	if len(use) <= 1 {
-		var xs []float64
-		if len(use) == 1 {
-			xs = use[0]
-		}
-		iv, reps := seriesReplicates(xs, s, o, keep)
+	return out, ws
+}
+
+func runsReplicates(runs []runInput, s Statistic, o SeriesOptions, keep bool) (SeriesInterval, []float64) {
+	o = o.withDefaults()
+	rs, ws := runStats(runs, s, o, keep)
+	switch len(rs) {
+	case 0:
+		iv, _ := seriesReplicates(nil, s, o, false)
 		iv.Warnings = append(ws, iv.Warnings...)
-		return iv, reps
+		return iv, nil
+	case 1:
+		rs[0].iv.Warnings = append(ws, rs[0].iv.Warnings...)
+		return rs[0].iv, rs[0].reps
 	}
-	R := len(use)
+	R := len(rs)
 	thetas := make([]float64, R)
-	inner := make([][]float64, R)
 	var within, effN, reqs float64
-	var first SeriesInterval
-	for i, xs := range use {
-		ro := o
-		ro.Bootstrap.Seed = mixSeed(o.Bootstrap.Seed, uint64(i))
-		iv, reps := seriesReplicates(xs, s, ro, true)
-		if i == 0 {
-			first = iv
-		}
-		for _, w := range iv.Warnings {
+	sampled := 0
+	for i, r := range rs {
+		for _, w := range r.iv.Warnings {
 			ws = append(ws, fmt.Errorf("run %d: %w", i+1, w))
 		}
-		if reps == nil || math.IsNaN(iv.Estimate) {
-			si := first
-			si.Estimate, si.Lo, si.Hi = math.NaN(), math.NaN(), math.NaN()
+		if math.IsNaN(r.iv.Estimate) {
+			si := r.iv
 			si.Warnings = append(ws, fmt.Errorf("%s: run %d has no estimate; no interval over the runs", s.Name, i+1))
 			return si, nil
 		}
-		thetas[i], inner[i] = iv.Estimate, reps
-		within += sampleVar(reps)
-		effN += iv.EffectiveN
-		reqs += float64(len(xs))
+		thetas[i] = r.iv.Estimate
+		if r.reps != nil {
+			within += sampleVar(r.reps)
+			effN += r.iv.EffectiveN
+			reqs += float64(r.n)
+			sampled++
+		}
 	}
-	within /= float64(R)
+	if sampled > 0 {
+		within /= float64(sampled)
+		reqs /= float64(sampled)
+	} else {
+		effN, reqs = math.NaN(), math.NaN()
+		ws = append(ws, fmt.Errorf("%s: no run has per-request values; the interval comes from the spread of the %d runs' reported values alone", s.Name, R))
+	}
 	mean := Mean(thetas)
 	s2 := sampleVar(thetas)
 	between := max(0, s2-within)
@@ -106,19 +153,23 @@ func runsReplicates(runs [][]float64, s Statistic, o SeriesOptions, keep bool) (
 	}
 
 	bo := o.Bootstrap
+	first := rs[0].iv
 	si := SeriesInterval{Scheme: o.Scheme, BlockLength: first.BlockLength, BlockAuto: first.BlockAuto,
 		EffectiveN: effN, Runs: R, RunEstimates: thetas, BetweenVar: between, WithinVar: within,
-		RequestsPerRun: reqs / float64(R)}
+		RequestsPerRun: reqs}
 	si.Interval = Interval{Statistic: s.Name, Estimate: mean, Confidence: bo.Confidence, Method: Percentile,
-		N: int(reqs), Resamples: bo.Resamples, Seed: bo.Seed, Lo: math.NaN(), Hi: math.NaN(),
+		N: int(reqs * float64(sampled)), Resamples: bo.Resamples, Seed: bo.Seed, Lo: math.NaN(), Hi: math.NaN(),
 		Z0: math.NaN(), Acceleration: math.NaN()}
 	reps := runReplicates(bo.Resamples, 1, mixSeed(bo.Seed, math.MaxUint64), bo.Workers, func() replicator {
 		return func(r *rand.Rand, dst []float64) {
 			var sum float64
 			for range R {
 				j := r.IntN(R)
-				rep := inner[j][r.IntN(len(inner[j]))]
-				sum += c*(thetas[j]-mean) + (rep - thetas[j])
+				dev := c * (thetas[j] - mean)
+				if inner := rs[j].reps; inner != nil {
+					dev += inner[r.IntN(len(inner))] - thetas[j]
+				}
+				sum += dev
 			}
 			dst[0] = mean + sum/float64(R)
 		}
