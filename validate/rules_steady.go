@@ -69,7 +69,7 @@ func checkSteadyState(c *checker, s subject) outcome {
 	full, rest := summary(ys), summary(ys[m.Truncate:])
 	dMean, dP99 := full.mean/rest.mean-1, full.p99/rest.p99-1
 	if math.Abs(dMean) > c.th.TransientTolerance || math.Abs(dP99) > c.th.TransientTolerance {
-		f := s.finding(fmt.Sprintf("a warm-up transient: MSER-5 on %s drops the first %d of %d requests; without them the mean %s is %s instead of %s and the p99 %s instead of %s (policy tolerance %s), so the run's statistics include start-up effects%s",
+		f := s.finding(fmt.Sprintf("a start-up transient: MSER-5 on %s drops the first %d of %d requests; without them the mean %s is %s instead of %s and the p99 %s instead of %s (policy tolerance %s), so the run's statistics include start-up effects%s",
 			up, m.Truncate, len(ys), up, quantity(rest.mean, schemas.UnitSeconds), quantity(full.mean, schemas.UnitSeconds),
 			quantity(rest.p99, schemas.UnitSeconds), quantity(full.p99, schemas.UnitSeconds), percent(c.th.TransientTolerance), compareNote(c)))
 		f.Metric = metric
@@ -115,8 +115,8 @@ func upper(metric string) string {
 // error below 2, and, where end times give it, the same test on the number
 // of requests in flight at each start. GuideLLM applies it online over a
 // sliding window and requires TTFT above 2.5 s for half the window; after
-// the fact the whole steady part of the run (after the MSER-5 truncation)
-// is tested, and instead of GuideLLM's absolute 2.5 s the fitted rise over
+// the fact the steady part of the run (after the MSER-5 truncation, or the
+// whole run when that part is shorter than the minimum duration) is tested, and instead of GuideLLM's absolute 2.5 s the fitted rise over
 // the run must reach a share of the median (saturation_min_rise).
 
 func checkOverSaturation(c *checker, s subject) outcome {
@@ -128,9 +128,10 @@ func checkOverSaturation(c *checker, s subject) outcome {
 	if tl.Start == nil || slices.ContainsFunc(tl.Start, math.IsNaN) {
 		return skipped("request start times are not known for every request")
 	}
-	// Test the steady part; a run that never settled is tested whole.
+	// Test the steady part; a run that never settled, or whose steady
+	// part is too short to test, is tested whole.
 	cut := 0
-	if m := stats.MSER5(ys); m.Steady {
+	if m := stats.MSER5(ys); m.Steady && tl.Start[len(ys)-1]-tl.Start[m.Truncate] >= c.th.SaturationMinDuration {
 		cut = m.Truncate
 	}
 	x := elapsed(tl.Start[cut:])

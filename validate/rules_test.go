@@ -332,7 +332,7 @@ func rulesCases() []ruleCase {
 		{rule: "V020", name: "valid", change: func(a, b *RunData) { a.Run.Flags = []string{"streaming_inferred"} }},
 
 		// V021 (run a)
-		{rule: "V021", name: "warm-up transient", fire: true, want: []string{"a warm-up transient: MSER-5 on TTFT drops the first 50 of 700 requests", "p99"},
+		{rule: "V021", name: "warm-up transient", fire: true, want: []string{"a start-up transient: MSER-5 on TTFT drops the first 50 of 700 requests", "p99"},
 			change: func(a, b *RunData) {
 				withRequests(a, func(i int, r *schemas.Request) {
 					if i < 50 {
