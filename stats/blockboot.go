@@ -91,7 +91,7 @@ func blockReplicator(xs, sorted []float64, s Statistic, bs blockScheme, inflatio
 			}
 		}
 	case quantileStat:
-		rw := newRankWindow(xs, planFor(len(xs), s.p, s.method), bs, windowWidth(len(xs), s.p, bs, inflation))
+		rw := newRankWindow(xs, s.plan(len(xs)), bs, windowWidth(len(xs), s.p, bs, inflation))
 		return func() replicator {
 			var sc blockScratch
 			return func(r *rand.Rand, dst []float64) { dst[0] = rw.draw(r, &sc) }

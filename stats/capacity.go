@@ -66,12 +66,13 @@ func CapacityLimitOf(l LatencyLimit) CapacityLimit {
 }
 
 // GoodSeries returns 1 for each request that succeeded and meets every
-// limit of slo (as ComputeGoodput counts it) and 0 otherwise, in the
-// requests' order: its mean is the goodput share.
+// limit of slo (as ComputeGoodput counts it: an unknown measurement is not
+// good) and 0 otherwise, in the requests' order: its mean is the goodput
+// share.
 func GoodSeries(reqs []Request, slo SLO) []float64 {
 	out := make([]float64, len(reqs))
 	for i, r := range reqs {
-		if r.Success && slo.meets(r) {
+		if r.Success && slo.meets(r) == met {
 			out[i] = 1
 		}
 	}

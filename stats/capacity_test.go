@@ -172,7 +172,7 @@ func TestCapacityGoodput(t *testing.T) {
 			if float64(k) >= s*1000 {
 				ttft = 2
 			}
-			reqs[k] = Request{Success: true, TTFT: ttft, E2E: ttft + 1, OutputTokens: 10}
+			reqs[k] = Request{Success: true, TTFT: ttft, E2E: ttft + 1, TPOT: 1.0 / 9}
 		}
 		pts = append(pts, point(float64(i+1), map[string][]float64{"good": GoodSeries(reqs, SLO{TTFT: 1})}))
 	}

@@ -266,7 +266,7 @@ func effectiveN(n int, bl BlockLength, ws *[]error, name string) float64 {
 func mOutOfN(sorted []float64, m int, s Statistic) func() replicator {
 	n := len(sorted)
 	if s.kind == quantileStat {
-		plan := planFor(m, s.p, s.method)
+		plan := s.plan(m)
 		return func() replicator {
 			is := &indexSampler{n: n, plan: plan, ga: newGammaSampler(float64(plan.k + 1)),
 				gb: newGammaSampler(float64(m - plan.k)), above: float64(m - plan.k - 1)}
