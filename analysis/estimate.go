@@ -26,6 +26,11 @@ type Estimate struct {
 	// Method is the interval method (stats.IntervalMethod: bca,
 	// percentile, t); "" without an interval.
 	Method string
+	// Scheme is how requests were resampled when not independently
+	// (stats.Scheme: block, stationary, ess; "" for the i.i.d. default),
+	// and BlockLength the (mean) block length of the block schemes.
+	Scheme      string
+	BlockLength float64
 }
 
 // Statistic names of Estimate.Stat.
@@ -67,6 +72,12 @@ func (e Estimate) MarshalJSON() ([]byte, error) {
 	if e.Method != "" {
 		fmt.Fprintf(&b, `,"confidence":%s,"interval_method":%q`, jsonNumber(e.Confidence), e.Method)
 	}
+	if e.Scheme != "" {
+		fmt.Fprintf(&b, `,"resampling":%q`, e.Scheme)
+		if e.BlockLength > 1 {
+			b.WriteString(`,"block_length":` + jsonNumber(e.BlockLength))
+		}
+	}
 	b.WriteString("}")
 	return []byte(b.String()), nil
 }
@@ -81,6 +92,18 @@ func jsonNumber(v float64) string {
 
 func fromInterval(stat string, pct float64, iv stats.Interval) Estimate {
 	return Estimate{Stat: stat, Percentile: pct, Value: iv.Estimate, Lo: iv.Lo, Hi: iv.Hi, Confidence: iv.Confidence, Method: string(iv.Method)}
+}
+
+// fromSeries is fromInterval for an interval that says how it resampled.
+func fromSeries(stat string, pct float64, si stats.SeriesInterval) Estimate {
+	e := fromInterval(stat, pct, si.Interval)
+	if si.Scheme != stats.SchemeIID && si.Scheme != "" {
+		e.Scheme = string(si.Scheme)
+		if si.Scheme == stats.SchemeBlock || si.Scheme == stats.SchemeStationary {
+			e.BlockLength = si.BlockLength
+		}
+	}
+	return e
 }
 
 func pointEstimate(stat string, pct, v float64) Estimate {
@@ -98,6 +121,16 @@ type EstimateOptions struct {
 	// Resamples and Seed configure the bootstrap.
 	Resamples int
 	Seed      uint64
+	// Interval is how requests are resampled (--interval): "" or
+	// stats.SchemeIID treats them as independent; stats.SchemeBlock,
+	// SchemeStationary and SchemeESS keep the dependence between
+	// neighbouring requests (stats.EstimateSeries).
+	Interval stats.Scheme
+}
+
+// Series is the options' resampling scheme with its bootstrap.
+func (o EstimateOptions) Series() stats.SeriesOptions {
+	return stats.SeriesOptions{Scheme: o.Interval, Bootstrap: o.Bootstrap()}
 }
 
 // Bootstrap is the bootstrap configuration of the options (BCa).
@@ -189,11 +222,18 @@ func MetricEstimate(id schemas.MetricID, xs []float64, o EstimateOptions) Metric
 	}
 	mean := stats.Mean(xs)
 	ms.Mean = pointEstimate(StatMean, 0, mean)
+	so := o.Series()
+	so.Bootstrap = bo
 	if o.Confidence > 0 {
-		iv := stats.Estimate(xs, stats.MeanStatistic(), bo)
-		keep(iv)
-		ms.Mean = fromInterval(StatMean, 0, iv)
+		iv := stats.EstimateSeries(xs, stats.MeanStatistic(), so)
+		keep(iv.Interval)
+		ms.Mean = fromSeries(StatMean, 0, iv)
 		ms.Mean.Value = mean
+	}
+	// The dependent schemes read the series in dispatch order.
+	ordered := xs
+	if o.Confidence > 0 && o.Interval != "" && o.Interval != stats.SchemeIID {
+		ordered = slices.Clone(xs)
 	}
 	slices.Sort(xs)
 	for _, p := range o.Percentiles {
@@ -202,9 +242,9 @@ func MetricEstimate(id schemas.MetricID, xs []float64, o EstimateOptions) Metric
 			ms.Quantiles = append(ms.Quantiles, pointEstimate(StatP, p, s.Func(xs)))
 			continue
 		}
-		iv := stats.Estimate(xs, s, bo)
-		keep(iv)
-		ms.Quantiles = append(ms.Quantiles, fromInterval(StatP, p, iv))
+		iv := stats.EstimateSeries(ordered, s, so)
+		keep(iv.Interval)
+		ms.Quantiles = append(ms.Quantiles, fromSeries(StatP, p, iv))
 	}
 	return ms
 }

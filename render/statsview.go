@@ -22,6 +22,10 @@ func EstimateText(e analysis.Estimate, unit string) string {
 
 // intervalNote says how the intervals of a view were computed.
 func intervalNote(o analysis.EstimateOptions) string {
+	if o.Interval != "" && o.Interval != stats.SchemeIID {
+		return fmt.Sprintf("[lo, hi]: %g%% intervals (--interval %s): %s, %d resamples, seed %d; percentiles read with the %s method; over successful requests of the profiling phase",
+			100*o.Confidence, o.Interval, o.Interval.Text(), o.Resamples, o.Seed, o.Method)
+	}
 	return fmt.Sprintf("[lo, hi]: %g%% intervals: bootstrap (BCa, %d resamples, seed %d), Student's t for means of more than %d values; percentiles read with the %s method; over successful requests of the profiling phase",
 		100*o.Confidence, o.Resamples, o.Seed, stats.MaxMeanBootstrap, o.Method)
 }
@@ -97,6 +101,7 @@ type statsOptionsDoc struct {
 	Confidence  float64      `json:"confidence"`
 	Resamples   int          `json:"resamples"`
 	Seed        uint64       `json:"seed"`
+	Interval    stats.Scheme `json:"interval,omitempty"` // --interval, when not iid
 	SLO         *sloDoc      `json:"slo,omitempty"`
 }
 
@@ -166,6 +171,9 @@ func errTexts(es []error) []string {
 
 func optionsDoc(o analysis.StatsOptions) statsOptionsDoc {
 	d := statsOptionsDoc{Percentiles: nonNil(o.Percentiles), Method: o.Method, Confidence: o.Confidence, Resamples: o.Resamples, Seed: o.Seed}
+	if o.Interval != stats.SchemeIID {
+		d.Interval = o.Interval
+	}
 	if o.HasSLO {
 		lim := func(v float64) *float64 {
 			if v <= 0 {

@@ -291,3 +291,33 @@ func mOutOfN(sorted []float64, m int, s Statistic) func() replicator {
 		}
 	}
 }
+
+// EstimateSeries is [Estimate] for a run's series in dispatch order under
+// scheme o.Scheme: with SchemeIID it is Estimate itself (the bootstrap, or
+// Student's t for the mean of a large sample, as IntervalMethodFor
+// chooses); the other schemes go to SeriesBootstrap, whose intervals keep
+// neighbouring requests together. It is the one place the --interval
+// choice is made.
+func EstimateSeries(xs []float64, s Statistic, o SeriesOptions) SeriesInterval {
+	if o.Scheme == "" || o.Scheme == SchemeIID {
+		iv := Estimate(xs, s, o.Bootstrap)
+		return SeriesInterval{Interval: iv, Scheme: SchemeIID, BlockLength: 1, EffectiveN: math.NaN(), Runs: 1,
+			BetweenVar: math.NaN(), WithinVar: math.NaN(), RequestsPerRun: float64(len(xs))}
+	}
+	return SeriesBootstrap(xs, s, o)
+}
+
+// Text says in words how an interval of the scheme is computed, for the
+// notes of a view (each interval's own block length is in
+// SeriesInterval.Describe).
+func (sc Scheme) Text() string {
+	switch sc {
+	case SchemeBlock:
+		return "circular block bootstrap of each run's requests in dispatch order, the block length chosen per series by Politis-White (2004, with the 2009 correction), percentile intervals"
+	case SchemeStationary:
+		return "stationary bootstrap of each run's requests in dispatch order, the mean block length chosen per series by Politis-White (2004, with the 2009 correction), percentile intervals"
+	case SchemeESS:
+		return "i.i.d. bootstrap of the effective sample size (n over the flat-top variance inflation of the series), percentile intervals"
+	}
+	return fmt.Sprintf("bootstrap of independent requests (BCa), Student's t for means of more than %d values", MaxMeanBootstrap)
+}

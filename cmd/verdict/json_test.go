@@ -26,6 +26,7 @@ func TestJSONDocuments(t *testing.T) {
 	}{
 		{"stats", []string{"stats", "--resamples", "200", "--percentiles", "0,50,99", "--slo", "ttft=200ms", a}, 0},
 		{"stats", []string{"stats", "--ci", "0", a, b}, 0},
+		{"stats", []string{"stats", "--resamples", "200", "--interval", "block", "--metric", "ttft", a}, 0},
 		{"compare", []string{"compare", "--resamples", "200", "--mean", a, b}, 0},
 		{"show", []string{"show", a}, 0},
 		// A run of several files with metrics of its parts (a Locust test).

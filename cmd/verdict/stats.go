@@ -40,11 +40,23 @@ merges ties over the whole sample) is left out with a note.
 Intervals are seeded: the same bundle, options and seed give the same
 numbers.
 
+--interval says how requests are resampled. The requests of one run are a
+time series: neighbours share the server's batch and queue, so their
+latencies are correlated and the default i.i.d. bootstrap (iid) gives
+intervals that are too narrow for a loaded server. block is the circular
+block bootstrap and stationary the stationary bootstrap, both over the
+requests in dispatch order with the block length chosen from each series
+by Politis and White's rule (2004, with the 2009 correction); ess
+resamples the effective sample size, n over the variance inflation the
+autocorrelation gives. They read percentile intervals; every interval
+says which scheme made it (the notes, and "resampling" in JSON).
+
 Examples:
    verdict stats runs.bundle
    verdict stats --metric ttft,tpot --percentiles 50,99,99.9 runs.bundle
    verdict stats --slo ttft=200ms,tpot=50ms --format markdown a.bundle b.bundle
-   verdict stats --ci 0 --method nearest_rank_floor --format json runs.bundle`,
+   verdict stats --ci 0 --method nearest_rank_floor --format json runs.bundle
+   verdict stats --interval block --metric ttft --percentiles 50,99 runs.bundle`,
 		Flags: []cli.Flag{
 			&cli.StringSliceFlag{Name: "metric", Usage: "definition `ID`s to show (default: all with data; see verdict schema)"},
 			&cli.StringFlag{Name: "percentiles", Value: "50,90,99", Usage: "comma-separated percentiles, 0-100"},
@@ -53,6 +65,7 @@ Examples:
 			&cli.IntFlag{Name: "resamples", Value: def.Resamples, Usage: "bootstrap resamples"},
 			&cli.Uint64Flag{Name: "seed", Value: def.Seed, Usage: "bootstrap seed"},
 			&cli.StringFlag{Name: "slo", Usage: "goodput limits, e.g. `ttft=200ms,tpot=50ms,itl=100ms,e2e=10s`"},
+			intervalFlag(),
 			formatFlag("table"),
 		},
 		Action: func(ctx context.Context, cmd *cli.Command) error {
@@ -109,6 +122,9 @@ func statsOptions(cmd *cli.Command) (analysis.StatsOptions, render.Format, error
 		return o, f, usage("--resamples %d: use at least 100", o.Resamples)
 	}
 	o.Seed = cmd.Uint64("seed")
+	if o.Interval, err = intervalOption(cmd); err != nil {
+		return o, f, err
+	}
 	if s := cmd.String("slo"); s != "" {
 		slo, err := analysis.ParseSLO(s)
 		if err != nil {
@@ -117,4 +133,23 @@ func statsOptions(cmd *cli.Command) (analysis.StatsOptions, render.Format, error
 		o.SLO, o.HasSLO = slo, true
 	}
 	return o, f, nil
+}
+
+// intervalFlag is --interval, the resampling scheme of the intervals.
+func intervalFlag() cli.Flag {
+	return &cli.StringFlag{Name: "interval", Value: string(stats.SchemeIID),
+		Usage: "how intervals resample requests: `iid` (independent), block (circular blocks), stationary (stationary bootstrap) or ess (effective sample size); see the description"}
+}
+
+// intervalOption reads --interval ("" where the command has no such flag).
+func intervalOption(cmd *cli.Command) (stats.Scheme, error) {
+	s := cmd.String("interval")
+	if s == "" {
+		return stats.SchemeIID, nil
+	}
+	sc, err := stats.ParseScheme(s)
+	if err != nil {
+		return "", usage("--interval: %v", err)
+	}
+	return sc, nil
 }

@@ -58,6 +58,16 @@ func TestStatsCommand(t *testing.T) {
 		t.Errorf("p99 TTFT %v s, the file says %v ms", got, file.P99TTFT)
 	}
 
+	// --interval block: every interval says it kept neighbours together.
+	code, out, errs = runCLI(t, "stats", "--resamples", "500", "--interval", "block", "--metric", "ttft", "--format", "json", a)
+	if code != 0 || !strings.Contains(out, `"resampling": "block"`) || !strings.Contains(out, `"block_length": `) || !strings.Contains(out, `"interval": "block"`) {
+		t.Errorf("--interval block: %d %s %s", code, errs, out)
+	}
+	code, out, _ = runCLI(t, "stats", "--resamples", "500", "--interval", "stationary", "--metric", "ttft", a)
+	if code != 0 || !strings.Contains(out, "(--interval stationary): stationary bootstrap") {
+		t.Errorf("--interval stationary: %s", out)
+	}
+
 	for _, c := range []struct {
 		args []string
 		want string
@@ -68,6 +78,7 @@ func TestStatsCommand(t *testing.T) {
 		{[]string{"stats", "--slo", "ttft=fast", a}, "not a positive duration"},
 		{[]string{"stats", "--metric", "latency", a}, `--metric "latency": no such definition`},
 		{[]string{"compare", a}, "give two bundles"},
+		{[]string{"stats", "--interval", "jackknife", a}, "--interval: unknown interval scheme"},
 	} {
 		code, _, errs := runCLI(t, c.args...)
 		if code != 2 || !strings.Contains(errs, c.want) {
