@@ -314,7 +314,10 @@ func capacityMethod(so SeriesOptions, pts []LoadPoint) string {
 		}
 	}
 	m := "percentile interval of the capacities of the sweep's bootstrap replicates; " + within + " within each load point"
-	if repeated > 0 {
+	switch {
+	case repeated == 1:
+		m += ", two-level over the runs of the repeated load point"
+	case repeated > 1:
 		m += fmt.Sprintf(", two-level over the runs of the %d repeated load points", repeated)
 	}
 	return m

@@ -197,6 +197,9 @@ func seriesReplicates(xs []float64, s Statistic, o SeriesOptions, keep bool) (Se
 	}
 	bl := PolitisWhite(dep)
 	for _, w := range bl.Warnings {
+		if s.kind == quantileStat {
+			w = fmt.Errorf("%w (the series is the indicator of values at or below the %s)", w, s.Name)
+		}
 		si.Warnings = append(si.Warnings, fmt.Errorf("%s: %w", s.Name, w))
 	}
 	si.EffectiveN = effectiveN(len(xs), bl, &si.Warnings, s.Name)

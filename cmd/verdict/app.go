@@ -79,6 +79,7 @@ Examples:
 			validateCommand(),
 			rulesCommand(),
 			reportCommand(),
+			capacityCommand(),
 			captureCommand(), fakeserverCommand(),
 		},
 	}

@@ -1,14 +1,21 @@
 package plot
 
 import (
+	"errors"
+	"fmt"
 	"image/color"
 	"math"
 	"slices"
+	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/verdict-llm/verdict/analysis"
+	"github.com/verdict-llm/verdict/schemas"
+	"github.com/verdict-llm/verdict/stats"
 )
 
 // A CapacityMark is one configuration's capacity on a load axis: the
@@ -168,4 +175,179 @@ func cmpFloat(a, b float64) int {
 		return 1
 	}
 	return 0
+}
+
+// Capacity draws the capacity view's figures: each limit's statistic
+// against the load with the capacities marked, latency against
+// throughput per configuration, and the Pareto frontier of throughput per
+// GPU against interactivity. A figure without data is left out and
+// listed in skipped with the reason.
+func Capacity(res *analysis.CapacityResult, o Options) (figs []Figure, skipped []string, err error) {
+	add := func(name, title, caption string, w, h vg.Length, rows [][]*plot.Plot) error {
+		svg, png, err := Draw(rows, w, h, o)
+		if err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		figs = append(figs, Figure{Name: name, Title: title, Caption: caption, Width: w, Height: h, SVG: svg, PNG: png})
+		return nil
+	}
+	if err := capacityCurves(res, add, &skipped); err != nil {
+		return nil, nil, err
+	}
+	if err := capacityLatency(res, add, &skipped); err != nil {
+		return nil, nil, err
+	}
+	if err := frontierFigure(res, add, &skipped); err != nil {
+		return nil, nil, err
+	}
+	return figs, skipped, nil
+}
+
+// capacityCurves draws one panel per limit: the statistic against the
+// load, the limit, and each configuration's capacity with its interval.
+func capacityCurves(res *analysis.CapacityResult, add adder, skipped *[]string) error {
+	if len(res.Configs) == 0 {
+		*skipped = append(*skipped, "capacity curves: no configuration")
+		return nil
+	}
+	axis := res.Configs[0].Sweep.Axis
+	xlabel := "offered request rate (requests/s)"
+	if axis == analysis.AxisConcurrency {
+		xlabel = "client concurrency (requests in flight)"
+	}
+	var panels []*plot.Plot
+	for j, name := range res.Configs[0].Limits {
+		unit := res.Configs[0].LimitUnits[j]
+		typical := 0.0
+		for _, cc := range res.Configs {
+			for _, p := range cc.Points {
+				typical = math.Max(typical, finiteOr(p.Stats[j].Value, 0))
+			}
+		}
+		scale, ulabel := Scale(unit, typical)
+		var lines []SweepLine
+		var marks []CapacityMark
+		for i, cc := range res.Configs {
+			if cc.Sweep.Axis != axis {
+				*skipped = append(*skipped, fmt.Sprintf("capacity curves: %s is swept by %s, not %s", cc.Name, cc.Sweep.Axis, axis))
+				continue
+			}
+			ln := SweepLine{Name: cc.Name, Color: i}
+			for _, p := range cc.Points {
+				e := p.Stats[j]
+				ln.Points = append(ln.Points, SweepPoint{X: p.Load, XLo: math.NaN(), XHi: math.NaN(), Y: e.Value * scale, YLo: e.Lo * scale, YHi: e.Hi * scale})
+			}
+			lines = append(lines, ln)
+			c := cc.Capacity
+			marks = append(marks, CapacityMark{Name: cc.Name + " capacity", Load: c.Load, Lo: c.Lo, Hi: c.Hi, Color: i,
+				Bound: c.Status == stats.CapacityNotReached, Exceed: c.Status == stats.CapacityNeverMet})
+		}
+		limit := limitBound(res, j) * scale
+		p, err := CapacityCurve(name, xlabel, fmt.Sprintf("%s (%s)", limitStat(name), ulabel), lines, limit, "limit", marks)
+		if errors.Is(err, errNoData) {
+			*skipped = append(*skipped, "capacity curve of "+name+": no load point has the statistic")
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		panels = append(panels, p)
+	}
+	if len(panels) == 0 {
+		return nil
+	}
+	caption := "Each limit's statistic at every load point (bars: its interval), the limit (dotted), and each configuration's capacity (dashed) with its interval shaded; the capacity is where the first limit is crossed, interpolated between the last passing and the first failing load."
+	return add("capacity", "Capacity under the SLO", caption, vg.Length(len(panels))*5*vg.Inch, 4.5*vg.Inch, [][]*plot.Plot{panels})
+}
+
+// limitStat is the statistic a limit bounds: "ttft p99" of
+// "ttft:p99<=500ms", "goodput share" of a goodput limit.
+func limitStat(name string) string {
+	if i := strings.IndexAny(name, "<>"); i > 0 && !strings.Contains(name, "goodput") {
+		return strings.Replace(name[:i], ":", " ", 1)
+	}
+	return "goodput share"
+}
+
+// limitBound is limit j's bound, from the options.
+func limitBound(res *analysis.CapacityResult, j int) float64 {
+	o := res.Options
+	if j < len(o.Limits) {
+		return o.Limits[j].Bound
+	}
+	if o.Goodput != nil {
+		return o.Goodput.MinShare
+	}
+	return math.NaN()
+}
+
+// capacityLatency draws p50 and p99 of TTFT, TPOT and E2E against the
+// output token throughput, one line per configuration through its load
+// points.
+func capacityLatency(res *analysis.CapacityResult, add adder, skipped *[]string) error {
+	var panels []*plot.Plot
+	for _, id := range []schemas.MetricID{schemas.TTFT, schemas.TPOT, schemas.E2E} {
+		typical := 0.0
+		for _, cc := range res.Configs {
+			for _, p := range cc.Points {
+				typical = math.Max(typical, finiteOr(p.Latency[id][1], 0))
+			}
+		}
+		scale, ulabel := Scale(schemas.UnitSeconds, typical)
+		var lines []SweepLine
+		for i, cc := range res.Configs {
+			for k, pct := range []string{"p50", "p99"} {
+				ln := SweepLine{Name: cc.Name + " " + pct, Dashed: pct == "p50", Color: i}
+				for _, p := range cc.Points {
+					q, ok := p.Latency[id]
+					if !ok {
+						continue
+					}
+					ln.Points = append(ln.Points, SweepPoint{X: p.OutputTokensPerSecond, XLo: math.NaN(), XHi: math.NaN(), Y: q[k] * scale, YLo: math.NaN(), YHi: math.NaN()})
+				}
+				slices.SortStableFunc(ln.Points, func(a, b SweepPoint) int { return cmpFloat(a.X, b.X) })
+				lines = append(lines, ln)
+			}
+		}
+		p, err := Sweep(metricText[id].short+" vs output token throughput", "output token throughput (tokens/s)", fmt.Sprintf("%s (%s)", metricText[id].short, ulabel), lines)
+		if errors.Is(err, errNoData) {
+			*skipped = append(*skipped, "latency vs throughput: no load point has "+string(id)+" and a throughput")
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		panels = append(panels, p)
+	}
+	if len(panels) == 0 {
+		return nil
+	}
+	caption := "p99 (solid) and p50 (dashed) of TTFT, TPOT and E2E latency at every load point against its output token throughput (mean over a point's runs), one line per configuration."
+	return add("capacity-latency-vs-throughput", "Latency vs throughput across the sweeps", caption, 15*vg.Inch, 4.5*vg.Inch, [][]*plot.Plot{panels})
+}
+
+// frontierFigure draws the Pareto frontier of throughput per GPU against
+// interactivity.
+func frontierFigure(res *analysis.CapacityResult, add adder, skipped *[]string) error {
+	var sets []FrontierSet
+	for i, cc := range res.Configs {
+		s := FrontierSet{Name: cc.Name, Color: i}
+		for _, p := range cc.Points {
+			s.Points = append(s.Points, plotter.XY{X: p.Interactivity, Y: p.PerGPU})
+		}
+		for _, p := range cc.Frontier {
+			s.Frontier = append(s.Frontier, plotter.XY{X: p.X, Y: p.Y})
+		}
+		sets = append(sets, s)
+	}
+	p, err := Frontier("Throughput per GPU vs interactivity", "interactivity (output tokens/s per user, 1/median TPOT)", "output tokens/s per GPU", sets)
+	if errors.Is(err, errNoData) {
+		*skipped = append(*skipped, "Pareto frontier: no load point has both a TPOT and a throughput per GPU (the inventory's GPU count)")
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	caption := "Every load point (rings) and each configuration's Pareto frontier (line): the points no other point of the configuration beats on both axes. Higher is better on both."
+	return add("pareto-frontier", "Pareto frontier", caption, 7*vg.Inch, 5*vg.Inch, [][]*plot.Plot{{p}})
 }

@@ -1,0 +1,356 @@
+package analysis
+
+import (
+	"fmt"
+	"math"
+	"os"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/verdict-llm/verdict/costing"
+	"github.com/verdict-llm/verdict/internal/units"
+	"github.com/verdict-llm/verdict/schemas"
+	"github.com/verdict-llm/verdict/stats"
+	"github.com/verdict-llm/verdict/validate"
+)
+
+// CapacityCost is the cost per million output tokens at the capacity
+// point: the quote's rate over the throughput there.
+type CapacityCost struct {
+	QuoteFile string
+	Currency  string
+	// PerHour is the quote's price of one hour of the configuration.
+	PerHour float64
+	// PerMillion is PerHour / 3600 * 1e6 / throughput, with the interval
+	// the throughput's interval maps to (the price taken as exact).
+	PerMillion Estimate
+	Notes      []string
+}
+
+// CapacityEnergy is the GPU energy per output token at the capacity point,
+// interpolated between the bracketing loads' counter-based figures.
+type CapacityEnergy struct {
+	JoulesPerToken float64
+	// TokensPerSecondPerKW is 1000 / JoulesPerToken.
+	TokensPerSecondPerKW float64
+	// Scope says what the energy covers.
+	Scope string
+	Notes []string
+}
+
+// runThroughput is a run's output token throughput: the run's own figure
+// (reported or computed), else output tokens over its duration.
+func runThroughput(r *capRun) (float64, bool) {
+	for _, m := range r.data.Metrics {
+		if m.MetricID == schemas.OutputTokenThroughput && m.Stat == schemas.StatValue && m.Value.OK {
+			return m.Value.V, true
+		}
+	}
+	if tok, ok := runOutputTokens(r); ok && r.data.Run.DurationS.OK && r.data.Run.DurationS.V > 0 {
+		return tok / r.data.Run.DurationS.V, true
+	}
+	return 0, false
+}
+
+// runOutputTokens sums the output tokens of the successful requests, else
+// takes the tool's sum.
+func runOutputTokens(r *capRun) (float64, bool) {
+	if r.obs != nil {
+		if xs := r.obs.Values[schemas.OutputTokens]; len(xs) > 0 {
+			var s float64
+			for _, x := range xs {
+				s += x
+			}
+			return s, true
+		}
+	}
+	for _, m := range r.data.Metrics {
+		if m.MetricID == schemas.OutputTokens && m.Stat == schemas.StatSum && m.Value.OK {
+			return m.Value.V, true
+		}
+	}
+	return 0, false
+}
+
+// runQuantiles is a metric's p50 and p99: from the per-request values
+// (linear), else the tool's reported figures.
+func runQuantiles(r *capRun, id schemas.MetricID) ([2]float64, bool) {
+	if r.obs != nil {
+		if xs := r.obs.Values[id]; len(xs) > 0 {
+			s := slices.Sorted(slices.Values(xs))
+			return [2]float64{stats.Quantile(s, 0.5, stats.Linear), stats.Quantile(s, 0.99, stats.Linear)}, true
+		}
+	}
+	p50, ok1 := reportedStat(r.data.Metrics, CapacityLimit{Metric: id, Percentile: 50}, stats.Linear)
+	if !ok1 {
+		for _, m := range r.data.Metrics {
+			if m.MetricID == id && m.Stat == schemas.StatMedian && m.Value.OK && m.Source == schemas.SourceReported {
+				p50, ok1 = m.Value.V, true
+			}
+		}
+	}
+	p99, ok2 := reportedStat(r.data.Metrics, CapacityLimit{Metric: id, Percentile: 99}, stats.Linear)
+	return [2]float64{p50, p99}, ok1 && ok2
+}
+
+// runEnergy is a run's GPU energy per output token from its energy
+// counters over the run window (the samples' span without one); why says
+// why there is none when the run has samples.
+func runEnergy(r *capRun) (te costing.TokenEnergy, ok bool, why string) {
+	var gpu []string
+	var ts []time.Time
+	var js []float64
+	for _, s := range r.samples {
+		if !s.EnergyJ.OK {
+			continue
+		}
+		key := cmpOr(s.DeviceUUID, s.Host+":"+s.Device)
+		gpu, ts, js = append(gpu, key), append(ts, s.Time), append(js, s.EnergyJ.V)
+	}
+	if len(js) < 2 {
+		if len(r.samples) > 0 {
+			return te, false, "its GPU samples carry no energy counter"
+		}
+		return te, false, ""
+	}
+	es, _ := costing.EnergySamplesFromJoules(gpu, ts, js)
+	start, end := slices.MinFunc(ts, time.Time.Compare), slices.MaxFunc(ts, time.Time.Compare)
+	if w := r.data.Run; w.WindowStart.OK && w.WindowEnd.OK {
+		start, end = w.WindowStart.V, w.WindowEnd.V
+	}
+	tok, ok := runOutputTokens(r)
+	if !ok {
+		return te, false, "its output tokens are unknown"
+	}
+	te = costing.EnergyPerToken(costing.MeasureEnergy(es, start, end, costing.EnergyOptions{}), tok)
+	if math.IsNaN(te.JoulesPerToken) {
+		var ws []string
+		for _, w := range te.Warnings {
+			ws = append(ws, w.Error())
+		}
+		return te, false, strings.Join(ws, "; ")
+	}
+	return te, true, ""
+}
+
+// interpolateAt reads the piecewise-linear curve through (loads, ys) at
+// load x; NaN outside the loads or where a y is missing.
+func interpolateAt(loads, ys []float64, x float64) float64 {
+	if math.IsNaN(x) || math.IsInf(x, 0) || len(loads) == 0 || x < loads[0] || x > loads[len(loads)-1] {
+		return math.NaN()
+	}
+	for i := 1; i < len(loads); i++ {
+		if x <= loads[i] {
+			a, b := loads[i-1], loads[i]
+			if b == a {
+				return ys[i]
+			}
+			return ys[i-1] + (x-a)/(b-a)*(ys[i]-ys[i-1])
+		}
+	}
+	return ys[len(ys)-1]
+}
+
+// atCapacity fills the throughput, cost and energy at the capacity point.
+func (cc *ConfigCapacity) atCapacity(runs []*capRun, dirs []string, o CapacityOptions) {
+	c := cc.Capacity
+	cc.Throughput, cc.PerGPU = pointEstimate(StatValue, 0, math.NaN()), pointEstimate(StatValue, 0, math.NaN())
+	loads := make([]float64, len(cc.Points))
+	tput := make([]float64, len(cc.Points))
+	jpt := make([]float64, len(cc.Points))
+	for i, p := range cc.Points {
+		loads[i], tput[i], jpt[i] = p.Load, p.OutputTokensPerSecond, p.JoulesPerToken
+	}
+	switch c.Status {
+	case stats.CapacityBracketed:
+		v := interpolateAt(loads, tput, c.Load)
+		lo, hi := interpolateAt(loads, tput, c.Lo), interpolateAt(loads, tput, c.Hi)
+		cc.Throughput = Estimate{Stat: StatValue, Value: v, Lo: min(lo, hi), Hi: max(lo, hi), Confidence: c.Confidence, Method: string(stats.Percentile), Scheme: schemeOf(c.Scheme)}
+		if math.IsNaN(lo) || math.IsNaN(hi) {
+			cc.Throughput.Lo, cc.Throughput.Hi = math.NaN(), math.NaN()
+			if !math.IsNaN(c.Lo) {
+				cc.Notes = append(cc.Notes, "the capacity's interval reaches beyond the loads tried, so the throughput there has no interval")
+			}
+		}
+	case stats.CapacityNotReached:
+		cc.Throughput = pointEstimate(StatValue, 0, tput[len(tput)-1])
+		cc.Notes = append(cc.Notes, "every load met the limits: the throughput at capacity is at least the highest load's")
+	}
+	if cc.GPUCount > 0 {
+		cc.PerGPU = scaleEstimate(cc.Throughput, 1/float64(cc.GPUCount))
+	} else {
+		cc.Notes = append(cc.Notes, "the inventory does not give one GPU count for every run: no throughput per GPU")
+	}
+	cc.Cost = capacityCost(cc, runs, dirs, o)
+	if j := interpolateAt(loads, jpt, c.Load); c.Status == stats.CapacityBracketed && !math.IsNaN(j) {
+		cc.Energy = &CapacityEnergy{JoulesPerToken: j, TokensPerSecondPerKW: 1000 / j,
+			Scope: "GPU board energy from the energy counters' differences over each run window (no host, network, cooling or PSU losses), interpolated between the bracketing loads"}
+	}
+}
+
+func schemeOf(s stats.Scheme) string {
+	if s == stats.SchemeIID {
+		return ""
+	}
+	return string(s)
+}
+
+// scaleEstimate multiplies an estimate and its interval by k > 0.
+func scaleEstimate(e Estimate, k float64) Estimate {
+	e.Value, e.Lo, e.Hi = e.Value*k, e.Lo*k, e.Hi*k
+	return e
+}
+
+// capacityCost prices an hour of the configuration with its quote and
+// divides by the throughput at the capacity point.
+func capacityCost(cc *ConfigCapacity, runs []*capRun, dirs []string, o CapacityOptions) *CapacityCost {
+	if len(o.Quotes) == 0 || len(cc.Bundles) == 0 {
+		return nil
+	}
+	file := o.Quotes[0]
+	if len(o.Quotes) > 1 {
+		file = o.Quotes[bundleIndex(dirs, cc.Bundles[0])]
+	}
+	cost := &CapacityCost{QuoteFile: file, PerMillion: pointEstimate(StatValue, 0, math.NaN())}
+	data, err := os.ReadFile(file)
+	if err != nil {
+		cost.Notes = append(cost.Notes, "quote: "+err.Error())
+		return cost
+	}
+	q, err := costing.ParseQuote(data, file)
+	if err != nil {
+		cost.Notes = append(cost.Notes, "quote: "+err.Error())
+		return cost
+	}
+	start := time.Unix(0, 0).UTC()
+	qc, err := q.Cost(costing.RunWindow{RunID: cc.Name, Start: start, End: start.Add(time.Hour)}, nil)
+	if err != nil {
+		cost.Notes = append(cost.Notes, "quote: "+err.Error())
+		return cost
+	}
+	cost.Currency, cost.PerHour = qc.Currency, qc.TotalCost.Float64()
+	perToken := cost.PerHour / 3600 * 1e6
+	t := cc.Throughput
+	if !(t.Value > 0) {
+		cost.Notes = append(cost.Notes, "no throughput at the capacity point: no cost per token")
+		return cost
+	}
+	cost.PerMillion = Estimate{Stat: StatValue, Value: perToken / t.Value, Lo: perToken / t.Hi, Hi: perToken / t.Lo,
+		Confidence: t.Confidence, Method: t.Method, Scheme: t.Scheme}
+	if !t.HasInterval() {
+		cost.PerMillion.Lo, cost.PerMillion.Hi, cost.PerMillion.Method, cost.PerMillion.Confidence = math.NaN(), math.NaN(), "", 0
+	}
+	if cc.Capacity.Status == stats.CapacityNotReached {
+		cost.Notes = append(cost.Notes, "the capacity is not reached: the cost per token at capacity is at most this")
+	}
+	cost.Notes = append(cost.Notes, fmt.Sprintf("%s %s per hour (%s) / %s output tokens/s at the capacity point",
+		units.Sig(cost.PerHour, 6), cost.Currency, file, units.Sig(t.Value, 4)))
+	return cost
+}
+
+// compareConfigs gives the ratio of every two configurations' capacities
+// where validation found their load points comparable.
+func compareConfigs(cs []*ConfigCapacity, runs []*capRun, rep *validate.Report) []CapacityComparison {
+	var out []CapacityComparison
+	for i := 0; i < len(cs); i++ {
+		for j := i + 1; j < len(cs); j++ {
+			a, b := cs[i], cs[j]
+			cmp := CapacityComparison{A: a.Name, B: b.Name}
+			var pairs []validate.PairResult
+			for _, p := range rep.Pairs {
+				if p.Groups == [2]string{a.Name, b.Name} || p.Groups == [2]string{b.Name, a.Name} {
+					pairs = append(pairs, p)
+				}
+			}
+			cmp.Comparable = len(pairs) > 0
+			if len(pairs) == 0 {
+				cmp.Why = append(cmp.Why, "validation paired no runs of the two")
+			}
+			warned := 0
+			for _, p := range pairs {
+				switch p.Verdict {
+				case validate.Comparable:
+				case validate.ComparableWithWarnings:
+					warned++
+				default:
+					cmp.Comparable = false
+					cmp.Why = append(cmp.Why, fmt.Sprintf("%s vs %s: %s%s", p.A, p.B, p.Verdict, pairReasons(rep, p, errorEffects)))
+				}
+			}
+			if warned > 0 {
+				cmp.Why = append(cmp.Why, fmt.Sprintf("%d of %d paired load points comparable with warnings%s", warned, len(pairs), pairReasons(rep, pairs[0], nil, pairs[1:]...)))
+			}
+			if cmp.Comparable && a.Sweep.Axis != b.Sweep.Axis {
+				cmp.Comparable = false
+				cmp.Why = append(cmp.Why, fmt.Sprintf("the sweeps are on different axes (%s, %s)", a.Sweep.Axis, b.Sweep.Axis))
+			}
+			if cmp.Comparable {
+				r := stats.CapacityRatioOf(a.Capacity, b.Capacity)
+				cmp.Ratio = &r
+			}
+			out = append(out, cmp)
+		}
+	}
+	return out
+}
+
+// errorEffects are the effects that make a pair not comparable.
+var errorEffects = []validate.Effect{validate.EffectNotComparable, validate.EffectIncomplete, validate.EffectInvalid}
+
+// pairReasons lists the rules behind the pairs' verdicts: of the findings
+// with one of the effects (any effect when effects is nil) about either
+// run of a pair.
+func pairReasons(rep *validate.Report, p validate.PairResult, effects []validate.Effect, more ...validate.PairResult) string {
+	var why []string
+	for _, q := range append([]validate.PairResult{p}, more...) {
+		for _, f := range rep.Findings {
+			if effects != nil && !slices.Contains(effects, f.Effect) {
+				continue
+			}
+			if f.Effect == validate.EffectInfo {
+				continue
+			}
+			if slices.Contains(f.Runs, q.A) || slices.Contains(f.Runs, q.B) {
+				why = append(why, f.Rule)
+			}
+		}
+	}
+	slices.Sort(why)
+	why = slices.Compact(why)
+	if len(why) == 0 {
+		return ""
+	}
+	return " (" + strings.Join(why, ", ") + ")"
+}
+
+// frontier builds the Pareto frontiers of throughput per GPU against
+// interactivity, per configuration and over all of them.
+func (res *CapacityResult) frontier(o CapacityOptions) {
+	var all []stats.ParetoPoint
+	missing := 0
+	for _, cc := range res.Configs {
+		var pts []stats.ParetoPoint
+		for _, p := range cc.Points {
+			if math.IsNaN(p.PerGPU) || math.IsNaN(p.Interactivity) {
+				missing++
+				continue
+			}
+			pts = append(pts, stats.ParetoPoint{X: p.Interactivity, Y: p.PerGPU, Label: cc.Name + " @ " + units.Sig(p.Load, 4)})
+		}
+		cc.Frontier = stats.ParetoFrontier(pts)
+		if o.Interactivity > 0 && len(cc.Frontier) > 0 {
+			v := stats.ThroughputAt(cc.Frontier, o.Interactivity)
+			cc.FrontierAt = &v
+		}
+		all = append(all, pts...)
+	}
+	res.Frontier = stats.ParetoFrontier(all)
+	if o.Interactivity > 0 && len(res.Frontier) > 0 {
+		v := stats.ThroughputAt(res.Frontier, o.Interactivity)
+		res.FrontierAt = &v
+	}
+	if missing > 0 {
+		res.Notes = append(res.Notes, fmt.Sprintf("%d load points lack a TPOT or a throughput per GPU (the inventory's GPU count) and are not on the frontiers", missing))
+	}
+}
