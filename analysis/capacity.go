@@ -83,7 +83,7 @@ type ConfigCapacity struct {
 	// goodput share), in the same order.
 	LimitUnits []string
 	Points     []CapacityPoint
-	Capacity stats.Capacity
+	Capacity   stats.Capacity
 	// GPUCount is the inventory's GPU count (0 when unknown or not the
 	// same for every run).
 	GPUCount int

@@ -261,4 +261,3 @@ func splitsConfigurations(runs []schemas.Run, key string) bool {
 	}
 	return false
 }
-
