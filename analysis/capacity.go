@@ -278,7 +278,7 @@ func statsLimits(o CapacityOptions) []stats.CapacityLimit {
 }
 
 // goodMetric names the 0/1 series of good requests in the load points.
-const goodMetric = "goodput"
+const goodMetric = "good_request"
 
 // pointRun is what stats reads of one run at a load point: the values of
 // each limited metric, else the tool's reported statistic.
@@ -344,7 +344,7 @@ func buildConfig(name string, runs []*capRun, idx []int, rep *validate.Report, d
 		}
 		cc.Limits = append(cc.Limits, name)
 		unit := schemas.UnitRatio
-		if def, ok := schemas.Lookup(schemas.MetricID(l.Metric)); ok {
+		if def, ok := schemas.Lookup(schemas.MetricID(l.Metric)); ok && l.Metric != goodMetric {
 			unit = def.Unit
 		}
 		cc.LimitUnits = append(cc.LimitUnits, unit)

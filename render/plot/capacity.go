@@ -38,7 +38,10 @@ func CapacityCurve(title, xlabel, ylabel string, lines []SweepLine, limit float6
 		return nil, err
 	}
 	if isFinite(limit) {
-		p.Y.Max = math.Max(p.Y.Max, limit*1.15)
+		// Above capacity latency explodes (a queue grows through the run);
+		// keep the crossing readable by showing up to four times the
+		// limit, the points above off the chart.
+		p.Y.Max = math.Min(math.Max(p.Y.Max, limit*1.15), math.Max(limit*4, 0))
 		l, err := plotter.NewLine(plotter.XYs{{X: p.X.Min, Y: limit}, {X: p.X.Max, Y: limit}})
 		if err != nil {
 			return nil, err
@@ -256,7 +259,7 @@ func capacityCurves(res *analysis.CapacityResult, add adder, skipped *[]string) 
 	if len(panels) == 0 {
 		return nil
 	}
-	caption := "Each limit's statistic at every load point (bars: its interval), the limit (dotted), and each configuration's capacity (dashed) with its interval shaded; the capacity is where the first limit is crossed, interpolated between the last passing and the first failing load."
+	caption := "Each limit's statistic at every load point (bars: its interval), the limit (dotted), and each configuration's capacity (dashed) with its interval shaded; the capacity is where the first limit is crossed, interpolated between the last passing and the first failing load. The axis stops at four times the limit; points above it are off the chart."
 	return add("capacity", "Capacity under the SLO", caption, vg.Length(len(panels))*5*vg.Inch, 4.5*vg.Inch, [][]*plot.Plot{panels})
 }
 

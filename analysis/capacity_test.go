@@ -1,0 +1,414 @@
+package analysis_test
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/verdict-llm/verdict/analysis"
+	"github.com/verdict-llm/verdict/schemas"
+	"github.com/verdict-llm/verdict/stats"
+)
+
+func TestParseCapacitySLO(t *testing.T) {
+	ls, g, err := analysis.ParseCapacitySLO("ttft:p99<=2s, tpot:p99.9<50ms,e2e:mean<=10s,itl:median<=100ms")
+	if err != nil || g != nil || len(ls) != 4 {
+		t.Fatalf("%v %v %v", ls, g, err)
+	}
+	want := []analysis.CapacityLimit{
+		{Metric: schemas.TTFT, Percentile: 99, Bound: 2},
+		{Metric: schemas.TPOT, Percentile: 99.9, Bound: 0.05, Strict: true},
+		{Metric: schemas.E2E, Mean: true, Bound: 10},
+		{Metric: schemas.ITLChunk, Percentile: 50, Bound: 0.1},
+	}
+	for i := range want {
+		if ls[i] != want[i] {
+			t.Errorf("limit %d: %+v, want %+v", i, ls[i], want[i])
+		}
+	}
+	if ls[0].String() != "ttft:p99<=2s" || ls[1].String() != "tpot:p99.9<50ms" || ls[3].String() != "itl:median<=100ms" {
+		t.Errorf("names %q %q %q", ls[0], ls[1], ls[3])
+	}
+	ls, g, err = analysis.ParseCapacitySLO("ttft<=1s,tpot<=60ms,goodput>=90%,ttft:p99<=3s")
+	if err != nil || len(ls) != 1 || g == nil || g.SLO != (stats.SLO{TTFT: 1, TPOT: 0.06}) || g.MinShare != 0.9 {
+		t.Fatalf("goodput: %v %+v %v", ls, g, err)
+	}
+	if g.String() != "ttft<=1s,tpot<=60ms,goodput>=0.9" {
+		t.Errorf("goodput name %q", g.String())
+	}
+	for _, c := range []struct{ in, want string }{
+		{"ttft:p99<=2", "not a positive duration with a unit"},
+		{"ttft:p100<=2s", "not a percentile"},
+		{"latency:p99<=2s", `unknown metric "latency"`},
+		{"ttft:p99>=2s", "ceilings"},
+		{"ttft<=1s", "add goodput>=SHARE"},
+		{"goodput>=0.9", "needs per-request limits"},
+		{"ttft<=1s,goodput>=1.5", "not a share"},
+		{"ttft", "want METRIC:STAT<=DURATION"},
+		{"", "no limit"},
+		{"queue<=1s,goodput>=0.5", `unknown per-request metric "queue"`},
+	} {
+		if _, _, err := analysis.ParseCapacitySLO(c.in); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: %v, want %q", c.in, err, c.want)
+		}
+	}
+}
+
+const capacityDemo = "../testdata/capacity/"
+
+// capacityBundles ingests the hand-made two-platform sweep.
+func capacityBundles(t testing.TB, dir string) []string {
+	t.Helper()
+	var out []string
+	for _, p := range []string{"h100", "l40s"} {
+		inv, err := schemas.LoadInventory(capacityDemo + "sut-" + p + ".yaml")
+		if err != nil {
+			t.Fatal(err)
+		}
+		files, _ := filepath.Glob(capacityDemo + p + "/*.json")
+		out = append(out, ingestBundle(t, dir, p+".bundle", map[string]string{"platform": p}, inv, files...))
+	}
+	return out
+}
+
+// vllmFile is the part of a vLLM result the tests read independently of
+// verdict's ingest.
+type vllmFile struct {
+	RequestRate      float64   `json:"request_rate"`
+	OutputThroughput float64   `json:"output_throughput"`
+	P99TTFT          float64   `json:"p99_ttft_ms"`
+	TTFTs            []float64 `json:"ttfts"`
+}
+
+func readVLLM(t *testing.T, path string) vllmFile {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var f vllmFile
+	if err := json.Unmarshal(data, &f); err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+// TestCapacityHandMadeSweep checks the capacity of the hand-made sweep
+// against the files themselves: each platform's bracket is where its
+// p99 TTFT (as vLLM wrote it) crosses 500 ms, and the capacity the linear
+// interpolation of those two p99s; the throughput there interpolates the
+// files' output_throughput; the cost is the quote's hourly rate over it.
+func TestCapacityHandMadeSweep(t *testing.T) {
+	dirs := capacityBundles(t, t.TempDir())
+	o := analysis.DefaultCapacity
+	o.Limits, _, _ = analysis.ParseCapacitySLO("ttft:p99<=500ms,tpot:p99<=80ms")
+	o.Resamples = 500
+	o.Quotes = []string{capacityDemo + "quote-h100.yaml", capacityDemo + "quote-l40s.yaml"}
+	res, err := analysis.Capacity(context.Background(), dirs, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Configs) != 2 || res.GroupBy != "bundle" {
+		t.Fatalf("%d configurations, group by %s", len(res.Configs), res.GroupBy)
+	}
+	for _, c := range []struct {
+		name, a, b string
+		perHour    float64
+	}{
+		{"h100.bundle", "h100/rate16.json", "h100/rate20.json", 2.49},
+		{"l40s.bundle", "l40s/rate04.json", "l40s/rate08.json", 0.99},
+	} {
+		cc := res.Configs[slices.IndexFunc(res.Configs, func(x *analysis.ConfigCapacity) bool { return x.Name == c.name })]
+		fa, fb := readVLLM(t, capacityDemo+c.a), readVLLM(t, capacityDemo+c.b)
+		va, vb := fa.P99TTFT/1000, fb.P99TTFT/1000
+		want := fa.RequestRate + (0.5-va)/(vb-va)*(fb.RequestRate-fa.RequestRate)
+		cp := cc.Capacity
+		if cp.Status != stats.CapacityBracketed || cp.LastPass != fa.RequestRate || cp.FirstFail != fb.RequestRate || cp.Binding != 0 {
+			t.Fatalf("%s: %+v", c.name, cp)
+		}
+		if math.Abs(cp.Load-want) > 1e-6*want {
+			t.Errorf("%s: capacity %v, want %v from the files' p99s", c.name, cp.Load, want)
+		}
+		if !(cp.Lo < cp.Load && cp.Load < cp.Hi) || cp.Scheme != stats.SchemeBlock || !strings.Contains(cp.Method, "circular block bootstrap") {
+			t.Errorf("%s: interval [%v, %v] %s %q", c.name, cp.Lo, cp.Hi, cp.Scheme, cp.Method)
+		}
+		tput := fa.OutputThroughput + (want-fa.RequestRate)/(fb.RequestRate-fa.RequestRate)*(fb.OutputThroughput-fa.OutputThroughput)
+		if math.Abs(cc.Throughput.Value-tput) > 1e-6*tput || cc.GPUCount != 1 || cc.PerGPU.Value != cc.Throughput.Value {
+			t.Errorf("%s: throughput %+v, want %v", c.name, cc.Throughput, tput)
+		}
+		if cc.Cost == nil || cc.Cost.Currency != "USD" || math.Abs(cc.Cost.PerHour-c.perHour) > 1e-12 ||
+			math.Abs(cc.Cost.PerMillion.Value-c.perHour/3600*1e6/tput) > 1e-6 || !cc.Cost.PerMillion.HasInterval() {
+			t.Errorf("%s: cost %+v", c.name, cc.Cost)
+		}
+		if got := len(cc.Points); got != 5 {
+			t.Errorf("%s: %d load points", c.name, got)
+		}
+	}
+	h := res.Configs[0]
+	if p := h.Points[2]; p.Load != 12 || len(p.Runs) != 2 || p.Stats[0].Method != "percentile" {
+		t.Errorf("the repeated point: %+v", p)
+	}
+	l := res.Configs[1]
+	if p := l.Points[4]; !slices.ContainsFunc(p.Findings, func(f string) bool { return strings.Contains(f, "V022-over-saturation") }) {
+		t.Errorf("l40s at 20 req/s should be over-saturated: %v", p.Findings)
+	}
+	if len(res.Comparisons) != 1 || !res.Comparisons[0].Comparable || res.Comparisons[0].Ratio == nil {
+		t.Fatalf("comparisons: %+v", res.Comparisons)
+	}
+	r := res.Comparisons[0].Ratio
+	if math.Abs(r.Estimate-h.Capacity.Load/l.Capacity.Load) > 1e-12 || !(r.Lo < r.Estimate && r.Estimate < r.Hi) || r.Status != stats.RatioEstimate {
+		t.Errorf("ratio %+v", r)
+	}
+	if len(res.Frontier) == 0 || len(h.Frontier) != 5 {
+		t.Errorf("frontier %v; h100's %v", res.Frontier, h.Frontier)
+	}
+}
+
+// TestCapacityNotComparable: the same sweep with the l40s inventory
+// stripped of its model is unverified, so no ratio is given.
+func TestCapacityNotComparable(t *testing.T) {
+	dir := t.TempDir()
+	inv, _ := schemas.LoadInventory(capacityDemo + "sut-h100.yaml")
+	files, _ := filepath.Glob(capacityDemo + "h100/*.json")
+	a := ingestBundle(t, dir, "h100.bundle", nil, inv, files...)
+	files, _ = filepath.Glob(capacityDemo + "l40s/*.json")
+	b := ingestBundle(t, dir, "l40s.bundle", nil, schemas.Inventory{}, files...)
+	o := analysis.DefaultCapacity
+	o.Limits, _, _ = analysis.ParseCapacitySLO("ttft:p99<=500ms")
+	o.Resamples = 200
+	res, err := analysis.Capacity(context.Background(), []string{a, b}, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := res.Comparisons[0]
+	if c.Comparable || c.Ratio != nil || !strings.Contains(strings.Join(c.Why, " "), "V018") {
+		t.Errorf("%+v", c)
+	}
+}
+
+// TestCapacityGoodput: a goodput SLO over the hand-made sweep is a floor
+// on the share of good requests at every load point.
+func TestCapacityGoodput(t *testing.T) {
+	dirs := capacityBundles(t, t.TempDir())
+	o := analysis.DefaultCapacity
+	var err error
+	o.Limits, o.Goodput, err = analysis.ParseCapacitySLO("ttft<=500ms,tpot<=80ms,goodput>=0.95")
+	if err != nil {
+		t.Fatal(err)
+	}
+	o.Resamples = 200
+	res, err := analysis.Capacity(context.Background(), dirs[:1], o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cc := res.Configs[0]
+	if len(cc.Limits) != 1 || cc.Limits[0] != "ttft<=500ms,tpot<=80ms,goodput>=0.95" || cc.LimitUnits[0] != schemas.UnitRatio {
+		t.Fatalf("limits %v %v", cc.Limits, cc.LimitUnits)
+	}
+	// The share of good requests falls with the load; at 4 req/s nearly
+	// every request is good.
+	if s := cc.Points[0].Stats[0].Value; !(s > 0.95) || cc.Capacity.Status == stats.CapacityNeverMet {
+		t.Errorf("share at 4 req/s %v, status %s", s, cc.Capacity.Status)
+	}
+}
+
+// TestCapacityVLLMMultiRun: the vLLM multi-run file holds three
+// deployments, each at 10, 30 and inf req/s, without per-request data.
+// The view splits them by the deployment label, leaves the max-throughput
+// runs off the rate axis, and interpolates the reported p99 TTFTs: the
+// expected capacities are computed here from the file.
+func TestCapacityVLLMMultiRun(t *testing.T) {
+	path := corpus(t, "vllm/benchmark_serving_2025-05_multi-run_newline-separated_rate10-30-inf.json")
+	b := ingestBundle(t, t.TempDir(), "multi.bundle", nil, schemas.Inventory{}, path)
+	o := analysis.DefaultCapacity
+	o.Limits, _, _ = analysis.ParseCapacitySLO("ttft:p99<=150ms")
+	o.Resamples = 200
+	res, err := analysis.Capacity(context.Background(), []string{b}, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.GroupBy != "label:deployment" || len(res.Configs) != 3 || !strings.Contains(res.GroupByNote, "deployment") {
+		t.Fatalf("group by %q (%q), %d configurations", res.GroupBy, res.GroupByNote, len(res.Configs))
+	}
+	// The file: one JSON object per line, with the deployment label.
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	p99 := map[string]map[float64]float64{}
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 1<<24)
+	for sc.Scan() {
+		var rec struct {
+			Deployment string  `json:"deployment"`
+			Rate       any     `json:"request_rate"`
+			P99        float64 `json:"p99_ttft_ms"`
+		}
+		if json.Unmarshal(sc.Bytes(), &rec) != nil {
+			continue
+		}
+		if r, ok := rec.Rate.(float64); ok {
+			if p99[rec.Deployment] == nil {
+				p99[rec.Deployment] = map[float64]float64{}
+			}
+			p99[rec.Deployment][r] = rec.P99 / 1000
+		}
+	}
+	for _, cc := range res.Configs {
+		dep := strings.TrimPrefix(cc.Name, "deployment=")
+		v10, v30 := p99[dep][10], p99[dep][30]
+		if v10 == 0 || v30 == 0 {
+			t.Fatalf("%s: p99s not found in the file: %v", dep, p99)
+		}
+		want := 10 + (0.15-v10)/(v30-v10)*20
+		c := cc.Capacity
+		if c.Status != stats.CapacityBracketed || math.Abs(c.Load-want) > 1e-9*want || !math.IsNaN(c.Lo) {
+			t.Errorf("%s: capacity %v [%v, %v] %s, want %v without an interval", dep, c.Load, c.Lo, c.Hi, c.Status, want)
+		}
+		if len(cc.Sweep.Excluded) != 1 || !strings.Contains(cc.Sweep.Excluded[0], "rate inf") {
+			t.Errorf("%s: excluded %v", dep, cc.Sweep.Excluded)
+		}
+	}
+}
+
+// TestCapacityGuideLLM: one GuideLLM benchmark is a sweep of one point.
+func TestCapacityGuideLLM(t *testing.T) {
+	path := corpus(t, "guidellm/guidellm-v0.5.0dev0-concurrent4-qwen3-4b.benchmarks.json")
+	b := ingestBundle(t, t.TempDir(), "g.bundle", nil, schemas.Inventory{}, path)
+	o := analysis.DefaultCapacity
+	o.Limits, _, _ = analysis.ParseCapacitySLO("ttft:p99<=10s")
+	o.Resamples = 200
+	res, err := analysis.Capacity(context.Background(), []string{b}, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cc := res.Configs[0]
+	if cc.Sweep.Axis != analysis.AxisConcurrency || len(cc.Points) != 1 || cc.Points[0].Load != 4 ||
+		!slices.ContainsFunc(cc.Notes, func(n string) bool { return strings.Contains(n, "one load point") }) {
+		t.Errorf("%+v", cc)
+	}
+}
+
+// TestCapacityAIPerfFolders: AIPerf's artifact folders of one sweep (the
+// concurrency-1 and -2 runs of its plot fixtures) ingested together are a
+// concurrency sweep; the telemetry of the first run covers a few seconds
+// before the run's window, so there is no energy per token, and the view
+// says why.
+func TestCapacityAIPerfFolders(t *testing.T) {
+	dir := t.TempDir()
+	for c, files := range map[string][2]string{
+		"qwen-concurrency1": {"aiperf-energy/v0.3-era_aiperf-pr511-plot-fixture_qwen_c1_profile_export_aiperf_with_gpu_energy.json", "aiperf-energy/v0.3-era_aiperf-pr511-plot-fixture_qwen_c1_gpu_telemetry_export.jsonl"},
+		"qwen-concurrency2": {"aiperf-energy/v0.3-era_aiperf-pr511-plot-fixture_qwen_c2_profile_export_aiperf_with_gpu_energy.json", ""},
+	} {
+		if err := os.MkdirAll(filepath.Join(dir, "sweep", c), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		for i, name := range []string{"profile_export_aiperf.json", "gpu_telemetry_export.jsonl"} {
+			if files[i] == "" {
+				continue
+			}
+			data, err := os.ReadFile(corpus(t, files[i]))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(dir, "sweep", c, name), data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	b := ingestBundle(t, dir, "ai.bundle", nil, schemas.Inventory{}, filepath.Join(dir, "sweep"))
+	o := analysis.DefaultCapacity
+	o.Limits, _, _ = analysis.ParseCapacitySLO("ttft:p99<=300ms")
+	o.Resamples = 200
+	res, err := analysis.Capacity(context.Background(), []string{b}, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cc := res.Configs[0]
+	if cc.Sweep.Axis != analysis.AxisConcurrency || len(cc.Points) != 2 || cc.Capacity.Status != stats.CapacityNotReached || len(cc.Sweep.Varying) != 0 {
+		t.Fatalf("%+v", cc)
+	}
+	if !slices.ContainsFunc(cc.Points[0].Notes, func(n string) bool { return strings.Contains(n, "no energy counter samples in window") }) {
+		t.Errorf("energy note: %v", cc.Points[0].Notes)
+	}
+}
+
+// energyBundle writes a bundle of two runs at 1 and 2 requests/s: 200
+// requests each, every one with 10 output tokens and a TTFT of 0.2 s (at
+// 1 req/s) or 0.6 s (at 2 req/s), and one GPU whose energy counter rises
+// by 20 kJ over the first run's 100 s window and by 60 kJ over the
+// second's. J/token: 20,000 / 2,000 = 10 and 60,000 / 2,000 = 30.
+func energyBundle(t *testing.T, dir string) string {
+	t.Helper()
+	dest := filepath.Join(dir, "energy.bundle")
+	w, err := schemas.CreateBundle(dest, schemas.BundleOptions{VerdictVersion: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t0 := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	for k, c := range []struct {
+		rate, ttft, joules float64
+	}{{1, 0.2, 20000}, {2, 0.6, 60000}} {
+		id := "run-" + strconv.Itoa(k)
+		start := t0.Add(time.Duration(k) * time.Hour)
+		w.AddRun(schemas.Run{ID: id, Tool: "capture", Format: "capture", Scenario: schemas.ScenarioServer, Arrival: schemas.ArrivalPoisson,
+			RequestRate: schemas.Some(c.rate), Burstiness: schemas.Some(1.0), MaxConcurrency: schemas.Some(int64(0)), Streaming: schemas.Some(true),
+			DurationS: schemas.Some(100.0), WindowStart: schemas.Some(start), WindowEnd: schemas.Some(start.Add(100 * time.Second)),
+			SUT: schemas.Inventory{GPUCount: schemas.Some(int64(1))}})
+		for i := range 200 {
+			q := schemas.Request{RunID: id, Index: int64(i), Status: schemas.StatusOK, Phase: schemas.PhaseProfiling,
+				StartS: schemas.Some(float64(i) / c.rate), TTFTS: schemas.Some(c.ttft), E2ES: schemas.Some(c.ttft + 0.9),
+				OutputTokens: schemas.Some(int64(10))}
+			if err := w.AddRequest(&q); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for s := 0; s <= 10; s++ {
+			smp := schemas.Sample{RunID: id, Source: "nvml", Device: "0", DeviceUUID: "GPU-1", Time: start.Add(time.Duration(s*10) * time.Second),
+				EnergyJ: schemas.Some(1e6 + c.joules*float64(s)/10), PowerW: schemas.Some(5000.0)}
+			if err := w.AddSample(&smp); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if err := w.Commit(schemas.Manifest{}); err != nil {
+		t.Fatal(err)
+	}
+	return dest
+}
+
+// TestCapacityEnergy: with a TTFT p99 limit of 0.4 s the capacity is
+// 1 + (0.4-0.2)/(0.6-0.2) = 1.5 req/s, and the energy per token there
+// interpolates 10 and 30 J/token: 20 J/token, 50 tokens/s per kW. The
+// power samples (5 kW, far from the counters' 200 W and 600 W) play no
+// part.
+func TestCapacityEnergy(t *testing.T) {
+	b := energyBundle(t, t.TempDir())
+	o := analysis.DefaultCapacity
+	o.Limits, _, _ = analysis.ParseCapacitySLO("ttft:p99<=400ms")
+	o.Resamples = 200
+	res, err := analysis.Capacity(context.Background(), []string{b}, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cc := res.Configs[0]
+	if cc.Capacity.Load != 1.5 || cc.Points[0].JoulesPerToken != 10 || cc.Points[1].JoulesPerToken != 30 {
+		t.Fatalf("capacity %v, J/token %v %v", cc.Capacity.Load, cc.Points[0].JoulesPerToken, cc.Points[1].JoulesPerToken)
+	}
+	if e := cc.Energy; e == nil || e.JoulesPerToken != 20 || e.TokensPerSecondPerKW != 50 || !strings.Contains(e.Scope, "counters") {
+		t.Errorf("energy at capacity: %+v", cc.Energy)
+	}
+	// 2,000 tokens over 100 s: 20 and 20 tokens/s; per GPU the same.
+	if cc.Throughput.Value != 20 || cc.PerGPU.Value != 20 {
+		t.Errorf("throughput %+v", cc.Throughput)
+	}
+}
