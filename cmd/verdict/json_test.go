@@ -18,6 +18,7 @@ import (
 // docs/json says so.
 func TestJSONDocuments(t *testing.T) {
 	a, b := demoBundles(t)
+	ca, cb := capacityBundles(t)
 	quote := demo + "quote-a.yaml"
 	cases := []struct {
 		schema string
@@ -31,6 +32,8 @@ func TestJSONDocuments(t *testing.T) {
 		{"show", []string{"show", a}, 0},
 		// A run of several files with metrics of its parts (a Locust test).
 		{"show", []string{"show", locustBundle(t)}, 0},
+		{"capacity", []string{"capacity", "--resamples", "200", "--slo", "ttft:p99<=500ms,ttft<=1s,goodput>=0.9", "--quote", capacityDemo + "quote-h100.yaml", "--interactivity", "30", ca, cb}, 0},
+		{"capacity", []string{"capacity", "--resamples", "200", "--slo", "ttft:p99<=10ms", a}, 0},
 		{"report", []string{"report", "--resamples", "200", "--quote", quote, a, b}, 0},
 		{"cost", []string{"cost", "--no-store", "--quote", quote, a}, 0},
 		{"validate", []string{"validate", a}, -1},
