@@ -52,6 +52,9 @@ type ReportOptions struct {
 	// (why: "not asked for", or the validator's error) when given.
 	Validation     *ReportValidation
 	ValidationNote string
+	// Capacity, when set, adds the capacity section (verdict report
+	// --slo): Capacity over the same bundles, priced with Quotes.
+	Capacity *CapacityOptions
 }
 
 // ReportValidation is what validation concluded, as the report shows it.
@@ -126,7 +129,9 @@ type Report struct {
 	Seed       uint64
 	// Definitions holds the definition of every metric shown.
 	Definitions map[schemas.MetricID]schemas.MetricDef
-	Notes       []string
+	// Capacity is the capacity section; nil without --slo.
+	Capacity *CapacityResult
+	Notes    []string
 }
 
 // ReportBundle is one input bundle.
@@ -328,6 +333,15 @@ func LoadReport(ctx context.Context, dirs []string, o ReportOptions) (*Report, e
 			100*o.Confidence, o.Resamples, o.Seed, stats.MaxMeanBootstrap))
 	}
 	rep.Notes = append(rep.Notes, "Runs are listed in the order the bundles were given and are not ranked. An INCOMPLETE run lacks evidence for at least one figure: compare it with care.")
+	if o.Capacity != nil {
+		co := *o.Capacity
+		co.Quotes = o.Quotes
+		c, err := Capacity(ctx, dirs, co)
+		if err != nil {
+			return nil, fmt.Errorf("capacity: %w", err)
+		}
+		rep.Capacity = c
+	}
 	return rep, nil
 }
 

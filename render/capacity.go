@@ -283,3 +283,16 @@ func numCell(v float64) Cell {
 	}
 	return N(Sig(v, 4), v)
 }
+
+// reportCapacityTables are the report's capacity section (verdict report
+// --slo): the summary alone when brief, every capacity table otherwise.
+func reportCapacityTables(rep *analysis.Report, brief bool) []*Table {
+	if rep.Capacity == nil {
+		return nil
+	}
+	ts := CapacityTables(rep.Capacity)
+	if brief {
+		return ts[:1]
+	}
+	return ts
+}

@@ -47,6 +47,7 @@ func ReportTables(rep *analysis.Report, brief bool) []*Table {
 	if rep.Costs != nil {
 		out = append(out, CostsTable(rep))
 	}
+	out = append(out, reportCapacityTables(rep, brief)...)
 	if !brief {
 		out = append(out, DefinitionsTable(rep.Definitions))
 		for _, b := range rep.Bundles {

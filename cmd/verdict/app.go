@@ -54,6 +54,7 @@ Examples:
    verdict show h100.bundle
    verdict validate --compare h100.bundle l40s.bundle
    verdict compare h100.bundle l40s.bundle
+   verdict capacity --slo 'ttft:p99<=2s,tpot:p99<=50ms' h100.bundle l40s.bundle
    verdict report --quote h100-quote.yaml --quote l40s-quote.yaml --xlsx report.xlsx h100.bundle l40s.bundle
    verdict schema --format markdown`,
 		Writer:                stdout,

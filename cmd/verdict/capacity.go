@@ -60,11 +60,13 @@ give the joules per output token there (counter differences, never power
 averages). Throughput per GPU uses the inventory's GPU count; the Pareto
 frontier is output tokens/s per GPU against tokens/s per user (1/TPOT).
 
+Quote the --slo value: the shell reads < and > as redirections.
+
 Examples:
-   verdict capacity --slo ttft:p99<=500ms,tpot:p99<=60ms h100.bundle l40s.bundle
+   verdict capacity --slo 'ttft:p99<=500ms,tpot:p99<=60ms' h100.bundle l40s.bundle
    verdict capacity --slo 'ttft<=1s,tpot<=60ms,goodput>=0.9' --interval stationary h100.bundle
-   verdict capacity --slo ttft:p99<=2s --group-by label:deployment --format json sweep.bundle
-   verdict capacity --slo ttft:p99<=500ms --quote quote-h100.yaml --quote quote-l40s.yaml --plots plots/ h100.bundle l40s.bundle`,
+   verdict capacity --slo 'ttft:p99<=2s' --group-by label:platform --format json all.bundle
+   verdict capacity --slo 'ttft:p99<=500ms' --quote quote-a.yaml --quote quote-b.yaml --plots plots/ h100.bundle l40s.bundle`,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "slo", Usage: "the limits, e.g. `ttft:p99<=2s,tpot:p99<=50ms` (see the description)"},
 			&cli.StringFlag{Name: "interval", Value: string(def.Interval), Usage: "how intervals resample requests: block, stationary, ess or iid"},
@@ -170,4 +172,25 @@ func writeFigures(dir string, figs []plot.Figure, stderr io.Writer) error {
 	}
 	fmt.Fprintf(stderr, "wrote %d figures (SVG and PNG) to %s\n", len(figs), dir)
 	return nil
+}
+
+// reportCapacity maps verdict report's --slo and --interval to the
+// capacity section's options (nil without --slo).
+func reportCapacity(cmd *cli.Command) (*analysis.CapacityOptions, error) {
+	if cmd.String("slo") == "" {
+		return nil, nil
+	}
+	o := analysis.DefaultCapacity
+	var err error
+	if o.Limits, o.Goodput, err = analysis.ParseCapacitySLO(cmd.String("slo")); err != nil {
+		return nil, usage("--slo: %v", err)
+	}
+	if o.Interval, err = intervalOption(cmd); err != nil {
+		return nil, err
+	}
+	if ci := cmd.Float("ci"); ci > 0 && ci < 1 {
+		o.Confidence = ci
+	}
+	o.Seed = cmd.Uint64("seed")
+	return &o, nil
 }

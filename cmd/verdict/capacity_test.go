@@ -58,3 +58,28 @@ func TestCapacityCommand(t *testing.T) {
 		}
 	}
 }
+
+// TestReportCapacity: verdict report --slo adds the capacity section to
+// every output.
+func TestReportCapacity(t *testing.T) {
+	a, b := capacityBundles(t)
+	dir := t.TempDir()
+	html, md := filepath.Join(dir, "r.html"), filepath.Join(dir, "r.md")
+	code, out, errs := runCLI(t, "report", "--resamples", "200", "--slo", "ttft:p99<=500ms", "--interval", "stationary",
+		"--html", html, "--markdown", md, a, b)
+	if code != 0 {
+		t.Fatalf("%d %s", code, errs)
+	}
+	if !strings.Contains(out, "Capacity under ttft:p99<=500ms") || !strings.Contains(out, "(--interval stationary)") {
+		t.Errorf("stdout lacks the capacity summary:\n%s", out)
+	}
+	for _, c := range []struct{ path, want string }{{html, `id="capacity"`}, {html, "Throughput per GPU vs interactivity"}, {md, "Sweep of h100.bundle"}} {
+		data, err := os.ReadFile(c.path)
+		if err != nil || !strings.Contains(string(data), c.want) {
+			t.Errorf("%s lacks %q (%v)", c.path, c.want, err)
+		}
+	}
+	if code, _, errs := runCLI(t, "report", "--slo", "ttft<=1s", a); code != 2 || !strings.Contains(errs, "goodput>=SHARE") {
+		t.Errorf("bad --slo: %d %s", code, errs)
+	}
+}

@@ -507,6 +507,12 @@ func buildSandbox(t *testing.T) string {
 		name, p, _ := strings.Cut(q, ":")
 		files[name] = read(filepath.Join(demoDir, "quote-"+p+".yaml"))
 	}
+	// The capacity demo's sweep, under the paths the README uses.
+	capacity, _ := filepath.Glob("../../testdata/capacity/*/*.json")
+	yamls, _ := filepath.Glob("../../testdata/capacity/*.yaml")
+	for _, f := range append(capacity, yamls...) {
+		files[strings.TrimPrefix(f, "../../")] = read(f)
+	}
 	// One bundle of both platforms, told apart by a --metadata key as
 	// `vllm bench serve --metadata platform=a` writes it.
 	for _, p := range []string{"a", "b"} {
@@ -537,6 +543,10 @@ func buildSandbox(t *testing.T) string {
 		}
 	}
 	cli("ingest", "--sut", filepath.Join(demoDir, "sut-a.yaml"), "-o", at("all.bundle"), at("meta/platform-a.json"), at("meta/platform-b.json"))
+	for _, p := range []string{"h100", "l40s"} {
+		sweep, _ := filepath.Glob(at("testdata/capacity/" + p + "/*.json"))
+		cli(append([]string{"ingest", "--sut", at("testdata/capacity/sut-" + p + ".yaml"), "-o", at(p + "-sweep.bundle")}, sweep...)...)
+	}
 	cli("export", "--dataset", at("history"), at("a.bundle"), at("b.bundle"))
 	srv := httptest.NewServer(fakeserver.New(fakeserver.Config{TTFT: time.Millisecond, TokenDelay: time.Millisecond, OutputTokens: 8}))
 	defer srv.Close()

@@ -39,7 +39,11 @@ the runs from --billing exports and --quote files, and writes:
    --html FILE      one self-contained HTML file with the tables and figures
    --markdown FILE  every table as Markdown (for CI step summaries)
 
-and prints the Summary, validation and cost tables in --format.
+and prints the Summary, validation and cost tables in --format. With --slo
+the report adds the capacity section of verdict capacity (tables, its
+figures, a Capacity sheet): the largest load each bundle's sweep carries
+within the limits, with its interval (--interval), and the cost per 1M
+output tokens there from the --quote files.
 
 Costs: a bill is joined to a run by the resource IDs of its inventory
 (cloud.resource_ids in the --sut file) over the run's timestamped window;
@@ -57,7 +61,8 @@ Examples:
    verdict report --xlsx report.xlsx --html report.html a.bundle b.bundle
    verdict report --quote quote-a.yaml --quote quote-b.yaml --plots plots/ a.bundle b.bundle
    verdict report --billing focus-2025-06.csv --xlsx costs.xlsx capture.bundle
-   verdict report --format markdown a.bundle >> "$GITHUB_STEP_SUMMARY"`,
+   verdict report --format markdown a.bundle >> "$GITHUB_STEP_SUMMARY"
+   verdict report --slo 'ttft:p99<=500ms,tpot:p99<=80ms' --html capacity.html h100.bundle l40s.bundle`,
 		Flags: []cli.Flag{
 			&cli.StringSliceFlag{Name: "billing", Usage: "billing export `FILE` (FOCUS, AWS CUR, GCP, Azure; repeatable)", TakesFile: true},
 			&cli.StringSliceFlag{Name: "quote", Usage: "quote `FILE` (YAML): one for every run, or one per BUNDLE in order (repeatable)", TakesFile: true},
@@ -72,6 +77,8 @@ Examples:
 			&cli.IntFlag{Name: "resamples", Value: def.Resamples, Usage: "bootstrap resamples"},
 			&cli.Uint64Flag{Name: "seed", Value: def.Seed, Usage: "bootstrap seed"},
 			&cli.IntFlag{Name: "max-request-rows", Usage: "cap the workbook's Requests sheet at `N` rows (0: Excel's limit)"},
+			&cli.StringFlag{Name: "slo", Usage: "add the capacity section under these limits, e.g. `ttft:p99<=2s,tpot:p99<=50ms` (see verdict capacity --help)"},
+			&cli.StringFlag{Name: "interval", Value: string(analysis.DefaultCapacity.Interval), Usage: "how the capacity section's intervals resample requests: block, stationary, ess or iid"},
 			formatFlag("table"),
 		},
 		Action: func(ctx context.Context, cmd *cli.Command) error {
@@ -86,11 +93,15 @@ Examples:
 			if ci == 0 {
 				ci = -1 // analysis.ReportOptions: negative turns intervals off
 			}
+			capOpts, err := reportCapacity(cmd)
+			if err != nil {
+				return err
+			}
 			a := reportArgs{bundles: cmd.Args().Slice(), format: f, xlsx: cmd.String("xlsx"), plots: cmd.String("plots"),
 				html: cmd.String("html"), markdown: cmd.String("markdown"), policy: cmd.String("policy"), noValidate: cmd.Bool("no-validate"),
 				maxRequestRows: cmd.Int("max-request-rows"),
 				opts: analysis.ReportOptions{Title: cmd.String("title"), VerdictVersion: verdictVersion(), Billing: cmd.StringSlice("billing"),
-					Quotes: cmd.StringSlice("quote"), Confidence: ci, Resamples: cmd.Int("resamples"), Seed: cmd.Uint64("seed")}}
+					Quotes: cmd.StringSlice("quote"), Confidence: ci, Resamples: cmd.Int("resamples"), Seed: cmd.Uint64("seed"), Capacity: capOpts}}
 			return writeReport(ctx, a, cmd.Root().Writer, cmd.Root().ErrWriter)
 		},
 	}
@@ -141,6 +152,13 @@ func writeReport(ctx context.Context, a reportArgs, stdout, stderr io.Writer) er
 	if a.xlsx != "" || a.plots != "" || a.html != "" {
 		if figs, skipped, err = plot.Report(rep, plot.Options{}); err != nil {
 			return err
+		}
+		if rep.Capacity != nil {
+			cf, cs, err := plot.Capacity(rep.Capacity, plot.Options{})
+			if err != nil {
+				return err
+			}
+			figs, skipped = append(figs, cf...), append(skipped, cs...)
 		}
 	}
 	wrote := func(path string) { fmt.Fprintln(stderr, "wrote", path) }

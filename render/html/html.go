@@ -164,6 +164,9 @@ func WriteTo(ctx context.Context, w io.Writer, rep *analysis.Report, o Options) 
 	if rep.Costs != nil {
 		p.Sections = append(p.Sections, section{ID: "costs", Title: "Costs", Tables: []tableView{{ID: "costs-table", Table: render.CostsTable(rep), Open: true}}})
 	}
+	if rep.Capacity != nil {
+		p.Sections = append(p.Sections, capacitySection(rep.Capacity))
+	}
 	defs := section{ID: "definitions", Title: "Definitions and sources", Tables: []tableView{{ID: "definitions-table", Table: render.DefinitionsTable(rep.Definitions)}}}
 	for i, b := range rep.Bundles {
 		t := render.SourcesTable(b.Manifest)

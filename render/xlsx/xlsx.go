@@ -184,6 +184,9 @@ func (b *book) build(ctx context.Context) error {
 	if b.rep.Costs != nil {
 		sheets = append(sheets, SheetCosts)
 	}
+	if b.rep.Capacity != nil {
+		sheets = append(sheets, SheetCapacity)
+	}
 	sheets = append(sheets, SheetCharts)
 	if len(b.o.Pictures) > 0 {
 		sheets = append(sheets, SheetPlots)
@@ -206,6 +209,9 @@ func (b *book) build(ctx context.Context) error {
 		steps = append(steps, b.costs)
 	}
 	steps = append(steps, b.summary, b.runs, b.metrics, b.validation, b.charts)
+	if b.rep.Capacity != nil {
+		steps = append(steps, b.capacity)
+	}
 	if len(b.o.Pictures) > 0 {
 		steps = append(steps, b.plots)
 	}
