@@ -187,25 +187,20 @@ func statLimit(term, metric, stat, op, value string) (CapacityLimit, error) {
 	return l, nil
 }
 
+// requestLimit adds a per-request limit to slo, read as ParseSLO reads
+// verdict stats --slo (name=duration).
 func requestLimit(slo *stats.SLO, term, name, op, value string) error {
 	if op != "<=" {
 		return fmt.Errorf("%q: per-request limits are inclusive ceilings: use <=", term)
 	}
-	d, err := parseSeconds(value)
+	one, err := ParseSLO(name + "=" + value)
 	if err != nil {
-		return fmt.Errorf("%q: %w", term, err)
+		return fmt.Errorf("%q: %w (or METRIC:STAT for a percentile)", term, err)
 	}
-	switch name {
-	case "ttft":
-		slo.TTFT = d
-	case "tpot":
-		slo.TPOT = d
-	case "itl":
-		slo.ITL = d
-	case "e2e":
-		slo.E2E = d
-	default:
-		return fmt.Errorf("%q: unknown per-request metric %q (ttft, tpot, itl, e2e; or METRIC:STAT for a percentile)", term, name)
+	for _, f := range []struct{ dst, v *float64 }{{&slo.TTFT, &one.TTFT}, {&slo.TPOT, &one.TPOT}, {&slo.ITL, &one.ITL}, {&slo.E2E, &one.E2E}} {
+		if *f.v > 0 {
+			*f.dst = *f.v
+		}
 	}
 	return nil
 }

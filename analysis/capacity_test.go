@@ -54,7 +54,7 @@ func TestParseCapacitySLO(t *testing.T) {
 		{"ttft<=1s,goodput>=1.5", "not a share"},
 		{"ttft", "want METRIC:STAT<=DURATION"},
 		{"", "no limit"},
-		{"queue<=1s,goodput>=0.5", `unknown per-request metric "queue"`},
+		{"queue<=1s,goodput>=0.5", `"queue": unknown limit`},
 	} {
 		if _, _, err := analysis.ParseCapacitySLO(c.in); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%q: %v, want %q", c.in, err, c.want)

@@ -186,14 +186,7 @@ func cmpFloat(a, b float64) int {
 // GPU against interactivity. A figure without data is left out and
 // listed in skipped with the reason.
 func Capacity(res *analysis.CapacityResult, o Options) (figs []Figure, skipped []string, err error) {
-	add := func(name, title, caption string, w, h vg.Length, rows [][]*plot.Plot) error {
-		svg, png, err := Draw(rows, w, h, o)
-		if err != nil {
-			return fmt.Errorf("%s: %w", name, err)
-		}
-		figs = append(figs, Figure{Name: name, Title: title, Caption: caption, Width: w, Height: h, SVG: svg, PNG: png})
-		return nil
-	}
+	add := figureAdder(o, &figs)
 	if err := capacityCurves(res, add, &skipped); err != nil {
 		return nil, nil, err
 	}
@@ -204,6 +197,32 @@ func Capacity(res *analysis.CapacityResult, o Options) (figs []Figure, skipped [
 		return nil, nil, err
 	}
 	return figs, skipped, nil
+}
+
+// figureAdder returns an adder that draws a figure and appends it to
+// figs.
+func figureAdder(o Options, figs *[]Figure) adder {
+	return func(name, title, caption string, w, h vg.Length, rows [][]*plot.Plot) error {
+		svg, png, err := Draw(rows, w, h, o)
+		if err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		*figs = append(*figs, Figure{Name: name, Title: title, Caption: caption, Width: w, Height: h, SVG: svg, PNG: png})
+		return nil
+	}
+}
+
+// collect appends a panel, or the reason to skipped when it has no data.
+func collect(panels *[]*plot.Plot, skipped *[]string, reason string, p *plot.Plot, err error) error {
+	switch {
+	case errors.Is(err, errNoData):
+		*skipped = append(*skipped, reason)
+		return nil
+	case err != nil:
+		return err
+	}
+	*panels = append(*panels, p)
+	return nil
 }
 
 // capacityCurves draws one panel per limit: the statistic against the
@@ -247,14 +266,9 @@ func capacityCurves(res *analysis.CapacityResult, add adder, skipped *[]string) 
 		}
 		limit := limitBound(res, j) * scale
 		p, err := CapacityCurve(name, xlabel, fmt.Sprintf("%s (%s)", limitStat(name), ulabel), lines, limit, "limit", marks)
-		if errors.Is(err, errNoData) {
-			*skipped = append(*skipped, "capacity curve of "+name+": no load point has the statistic")
-			continue
-		}
-		if err != nil {
+		if err := collect(&panels, skipped, "capacity curve of "+name+": no load point has the statistic", p, err); err != nil {
 			return err
 		}
-		panels = append(panels, p)
 	}
 	if len(panels) == 0 {
 		return nil
@@ -313,14 +327,9 @@ func capacityLatency(res *analysis.CapacityResult, add adder, skipped *[]string)
 			}
 		}
 		p, err := Sweep(metricText[id].short+" vs output token throughput", "output token throughput (tokens/s)", fmt.Sprintf("%s (%s)", metricText[id].short, ulabel), lines)
-		if errors.Is(err, errNoData) {
-			*skipped = append(*skipped, "latency vs throughput: no load point has "+string(id)+" and a throughput")
-			continue
-		}
-		if err != nil {
+		if err := collect(&panels, skipped, "latency vs throughput: no load point has "+string(id)+" and a throughput", p, err); err != nil {
 			return err
 		}
-		panels = append(panels, p)
 	}
 	if len(panels) == 0 {
 		return nil
@@ -344,11 +353,8 @@ func frontierFigure(res *analysis.CapacityResult, add adder, skipped *[]string) 
 		sets = append(sets, s)
 	}
 	p, err := Frontier("Throughput per GPU vs interactivity", "interactivity (output tokens/s per user, 1/median TPOT)", "output tokens/s per GPU", sets)
-	if errors.Is(err, errNoData) {
-		*skipped = append(*skipped, "Pareto frontier: no load point has both a TPOT and a throughput per GPU (the inventory's GPU count)")
-		return nil
-	}
-	if err != nil {
+	var panels []*plot.Plot
+	if err := collect(&panels, skipped, "Pareto frontier: no load point has both a TPOT and a throughput per GPU (the inventory's GPU count)", p, err); err != nil || len(panels) == 0 {
 		return err
 	}
 	caption := "Every load point (rings) and each configuration's Pareto frontier (line): the points no other point of the configuration beats on both axes. Higher is better on both."

@@ -32,14 +32,7 @@ var figureStem = map[schemas.MetricID]string{schemas.TTFT: "ttft", schemas.TPOT:
 // per run that has samples, and cost per 1M output tokens per currency.
 // A figure without data is left out and listed in skipped with the reason.
 func Report(rep *analysis.Report, o Options) (figs []Figure, skipped []string, err error) {
-	add := func(name, title, caption string, w, h vg.Length, rows [][]*plot.Plot) error {
-		svg, png, err := Draw(rows, w, h, o)
-		if err != nil {
-			return fmt.Errorf("%s: %w", name, err)
-		}
-		figs = append(figs, Figure{Name: name, Title: title, Caption: caption, Width: w, Height: h, SVG: svg, PNG: png})
-		return nil
-	}
+	add := figureAdder(o, &figs)
 	for _, id := range analysis.SeriesMetrics {
 		mt := metricText[id]
 		unit := schemas.MustLookup(id).Unit
