@@ -42,15 +42,17 @@ func (b blockScheme) each(r *rand.Rand, fn func(start, l int)) {
 	left := b.n
 	fixed := max(1, int(b.length))
 	q := 1 / b.length
-	logq := math.Log1p(-q)
+	rate := -math.Log1p(-q)
 	for left > 0 {
 		s := r.IntN(b.n)
 		l := fixed
 		if b.stationary {
 			l = 1
 			if q < 1 {
-				// Geometric on {1, 2, ...} with success probability q.
-				l = 1 + int(math.Log(1-r.Float64())/logq)
+				// Geometric on {1, 2, ...} with success probability q:
+				// 1 + floor(E/rate), E standard exponential (P[floor(E/rate)
+				// >= k] = exp(-k rate) = (1-q)^k).
+				l = 1 + int(r.ExpFloat64()/rate)
 			}
 		}
 		l = min(l, left)
