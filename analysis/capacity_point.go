@@ -94,10 +94,57 @@ func runQuantiles(r *capRun, id schemas.MetricID) ([2]float64, bool) {
 	return [2]float64{p50, p99}, ok1 && ok2
 }
 
-// runEnergy is a run's GPU energy per output token from its energy
-// counters over the run window (the samples' span without one); why says
-// why there is none when the run has samples.
+// runEnergy is a run's GPU energy per output token: from its energy
+// counter samples over the run window (the samples' span without one),
+// else the tool's own counter-based figure (gpu_energy_per_output_token,
+// or gpu_energy over the run's output tokens: vLLM's and AIPerf's, over
+// the tool's energy window). why says why there is none when the run has
+// samples or a figure.
 func runEnergy(r *capRun) (te costing.TokenEnergy, ok bool, why string) {
+	te, ok, why = samplesEnergy(r)
+	if ok {
+		return te, ok, why
+	}
+	if rte, rok, rwhy := reportedEnergy(r); rok || rwhy != "" {
+		return rte, rok, rwhy
+	}
+	return te, ok, why
+}
+
+// reportedEnergy reads the tool's energy figures of a run.
+func reportedEnergy(r *capRun) (costing.TokenEnergy, bool, string) {
+	var perToken, total schemas.Opt[float64]
+	for _, m := range r.data.Metrics {
+		if m.Stat != schemas.StatValue || !m.Value.OK {
+			continue
+		}
+		switch m.MetricID {
+		case schemas.GPUEnergyPerOutputToken:
+			perToken = m.Value
+		case schemas.GPUEnergy:
+			total = m.Value
+		}
+	}
+	te := costing.TokenEnergy{JoulesPerToken: math.NaN(), TokensPerSecondPerKW: math.NaN(), Scope: "the tool's GPU energy counters over its energy window"}
+	switch {
+	case perToken.OK && perToken.V > 0:
+		te.JoulesPerToken = perToken.V
+	case total.OK:
+		tok, ok := runOutputTokens(r)
+		if !ok || !(tok > 0) || !(total.V > 0) {
+			return te, false, "the tool's gpu_energy is known but not the output tokens it covers"
+		}
+		te.Joules, te.OutputTokens, te.JoulesPerToken = total.V, tok, total.V/tok
+	default:
+		return te, false, ""
+	}
+	te.TokensPerSecondPerKW = 1000 / te.JoulesPerToken
+	te.Warnings = append(te.Warnings, fmt.Errorf("energy per token from the tool's own counter-based figure, over its energy window"))
+	return te, true, ""
+}
+
+// samplesEnergy measures a run's energy per token from its GPU samples.
+func samplesEnergy(r *capRun) (te costing.TokenEnergy, ok bool, why string) {
 	var gpu []string
 	var ts []time.Time
 	var js []float64
@@ -185,7 +232,7 @@ func (cc *ConfigCapacity) atCapacity(runs []*capRun, dirs []string, o CapacityOp
 	cc.Cost = capacityCost(cc, runs, dirs, o)
 	if j := interpolateAt(loads, jpt, c.Load); c.Status == stats.CapacityBracketed && !math.IsNaN(j) {
 		cc.Energy = &CapacityEnergy{JoulesPerToken: j, TokensPerSecondPerKW: 1000 / j,
-			Scope: "GPU board energy from the energy counters' differences over each run window (no host, network, cooling or PSU losses), interpolated between the bracketing loads"}
+			Scope: "GPU board energy from energy-counter differences (each run's samples over its window, or the tool's own counter-based figure), no host, network, cooling or PSU losses; interpolated between the bracketing loads"}
 	}
 }
 

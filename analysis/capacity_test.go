@@ -300,9 +300,10 @@ func TestCapacityGuideLLM(t *testing.T) {
 
 // TestCapacityAIPerfFolders: AIPerf's artifact folders of one sweep (the
 // concurrency-1 and -2 runs of its plot fixtures) ingested together are a
-// concurrency sweep; the telemetry of the first run covers a few seconds
-// before the run's window, so there is no energy per token, and the view
-// says why.
+// concurrency sweep. The telemetry samples of the first run cover a few
+// seconds before the run's window, so the energy per token comes from
+// AIPerf's own counter-based gpu_energy instead, and the view says so; at
+// the capacity it interpolates the two points' figures.
 func TestCapacityAIPerfFolders(t *testing.T) {
 	dir := t.TempDir()
 	for c, files := range map[string][2]string{
@@ -337,8 +338,21 @@ func TestCapacityAIPerfFolders(t *testing.T) {
 	if cc.Sweep.Axis != analysis.AxisConcurrency || len(cc.Points) != 2 || cc.Capacity.Status != stats.CapacityNotReached || len(cc.Sweep.Varying) != 0 {
 		t.Fatalf("%+v", cc)
 	}
-	if !slices.ContainsFunc(cc.Points[0].Notes, func(n string) bool { return strings.Contains(n, "no energy counter samples in window") }) {
-		t.Errorf("energy note: %v", cc.Points[0].Notes)
+	if !slices.ContainsFunc(cc.Points[0].Notes, func(n string) bool { return strings.Contains(n, "the tool's own counter-based figure") }) || !(cc.Points[0].JoulesPerToken > 0) {
+		t.Errorf("energy at concurrency 1: %v J/token, notes %v", cc.Points[0].JoulesPerToken, cc.Points[0].Notes)
+	}
+	// A limit between the two points' p99 TTFTs brackets the capacity.
+	p1, p2 := cc.Points[0].Stats[0].Value, cc.Points[1].Stats[0].Value
+	o.Limits = []analysis.CapacityLimit{{Metric: schemas.TTFT, Percentile: 99, Bound: (p1 + p2) / 2}}
+	res, err = analysis.Capacity(context.Background(), []string{b}, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cc = res.Configs[0]
+	j1, j2 := cc.Points[0].JoulesPerToken, cc.Points[1].JoulesPerToken
+	c := cc.Capacity.Load
+	if math.Abs(c-1.5) > 1e-12 || cc.Energy == nil || math.Abs(cc.Energy.JoulesPerToken-(j1+(c-1)*(j2-j1))) > 1e-12 {
+		t.Errorf("capacity %v, energy %+v from %v and %v", cc.Capacity.Load, cc.Energy, j1, j2)
 	}
 }
 
@@ -404,7 +418,7 @@ func TestCapacityEnergy(t *testing.T) {
 	if cc.Capacity.Load != 1.5 || cc.Points[0].JoulesPerToken != 10 || cc.Points[1].JoulesPerToken != 30 {
 		t.Fatalf("capacity %v, J/token %v %v", cc.Capacity.Load, cc.Points[0].JoulesPerToken, cc.Points[1].JoulesPerToken)
 	}
-	if e := cc.Energy; e == nil || e.JoulesPerToken != 20 || e.TokensPerSecondPerKW != 50 || !strings.Contains(e.Scope, "counters") {
+	if e := cc.Energy; e == nil || e.JoulesPerToken != 20 || e.TokensPerSecondPerKW != 50 || !strings.Contains(e.Scope, "energy-counter differences") {
 		t.Errorf("energy at capacity: %+v", cc.Energy)
 	}
 	// 2,000 tokens over 100 s: 20 and 20 tokens/s; per GPU the same.
