@@ -30,9 +30,14 @@
 //   - [PairRuns] pairs runs with validate.PairRuns, the same pairing the
 //     pair rules check, so compare never prints numbers for a pair that
 //     validation did not judge.
-//   - [ComputeStats], [Compare], [LoadReport], [LoadShow], [Validate] and
-//     [Cost] answer one command each. A later analysis (capacity, trend)
-//     adds its own function and model beside them and reuses Observe,
-//     MetricEstimate and PairRuns; render gains a formatter for the new
-//     model without touching the others.
+//   - [ComputeStats], [Compare], [LoadReport], [LoadShow], [Validate],
+//     [Cost] and [Capacity] answer one command each. A later analysis
+//     (trend) adds its own function and model beside them and reuses
+//     Observe, MetricEstimate and PairRuns; render gains a formatter for
+//     the new model without touching the others.
+//   - [Capacity] recognises sweeps (validation's groups, a load axis,
+//     repeats kept together), validates each load point, and finds each
+//     configuration's capacity under an SLO with stats.CapacityUnderLimits,
+//     its cost and energy at the capacity point, ratios where validation
+//     pairs comparable load points, and Pareto frontiers.
 package analysis

@@ -4,7 +4,7 @@
 // plots, Excel workbooks and HTML reports.
 //
 // render formats finished models from package analysis (StatsResult,
-// Comparison, Report, ShowData, CostResult) and validate's Report; it never
+// Comparison, Report, ShowData, CostResult, CapacityResult) and validate's Report; it never
 // opens, validates, joins or writes a bundle, and computes nothing: every
 // number arrives computed. The text renderers share one table model, like
 // x/perf's benchtab: a view (show, schema, validate, stats, ...) builds
