@@ -1,6 +1,7 @@
 package validate
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/verdict-llm/verdict/schemas"
@@ -162,4 +163,33 @@ func definitionsDiffer(a, b schemas.MetricDef) (what, window bool) {
 	what = a.From != b.From || a.To != b.To || a.Formula != b.Formula || a.Level != b.Level || a.Unit != b.Unit
 	window = a.Population != b.Population || a.Numerator != b.Numerator || a.Denominator != b.Denominator || a.Window != b.Window
 	return what, window
+}
+
+// A DefinitionFlag is a run flag known to bear on what the numbers of one
+// definition mean.
+type DefinitionFlag struct {
+	Flag   string
+	Metric schemas.MetricID
+	// Changes is true when the flagged run measures the metric differently
+	// under the same definition ID, false when the source leaves it
+	// uncertain.
+	Changes bool
+	Note    string
+}
+
+// DefinitionFlags lists the known flags that change a definition or leave
+// it uncertain, sorted by flag; flags recorded for provenance only are left
+// out. Code that computes verdict's numbers elsewhere (the SQL views of
+// `verdict sql`) refuses the rows of runs whose flags change a definition
+// the number reads, as the pair rules treat them here.
+func DefinitionFlags() []DefinitionFlag {
+	var out []DefinitionFlag
+	for flag, k := range knownFlags {
+		if k.family == "" || k.effect == flagNoEffect {
+			continue
+		}
+		out = append(out, DefinitionFlag{Flag: flag, Metric: schemas.MetricID(k.family), Changes: k.effect == flagChanges, Note: k.note})
+	}
+	slices.SortFunc(out, func(a, b DefinitionFlag) int { return strings.Compare(a.Flag, b.Flag) })
+	return out
 }
