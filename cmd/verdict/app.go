@@ -76,6 +76,7 @@ Examples:
 			statsCommand(),
 			compareCommand(),
 			exportCommand(),
+			sqlCommand(),
 			costCommand(),
 			validateCommand(),
 			rulesCommand(),

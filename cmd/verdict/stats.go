@@ -92,26 +92,13 @@ func statsOptions(cmd *cli.Command) (analysis.StatsOptions, render.Format, error
 	if err != nil {
 		return o, f, usage("%v", err)
 	}
-	for _, name := range cmd.StringSlice("metric") {
-		id := schemas.MetricID(name)
-		if _, ok := schemas.Lookup(id); !ok {
-			return o, f, usage("--metric %q: no such definition (verdict schema lists them)", id)
-		}
-		o.Metrics = append(o.Metrics, id)
+	sel, err := selectionFlags(cmd)
+	if err != nil {
+		return o, f, err
 	}
-	if s := cmd.String("percentiles"); s != "" {
-		o.Percentiles = nil
-		for _, p := range strings.Split(s, ",") {
-			v, err := strconv.ParseFloat(strings.TrimSpace(p), 64)
-			if err != nil || v < 0 || v > 100 {
-				return o, f, usage("--percentiles: %q is not a number between 0 and 100", p)
-			}
-			o.Percentiles = append(o.Percentiles, v)
-		}
-	}
-	o.Method = stats.Method(cmd.String("method"))
-	if !slices.Contains(methods, o.Method) {
-		return o, f, usage("--method %q: use linear, nearest_rank_floor, nearest_rank_cumulative, nearest_rank_cumulative_unmerged or locust_buckets", o.Method)
+	o.Metrics, o.Method, o.SLO, o.HasSLO = sel.metrics, sel.method, sel.slo, sel.hasSLO
+	if sel.percentiles != nil {
+		o.Percentiles = sel.percentiles
 	}
 	o.Confidence = cmd.Float("ci")
 	if o.Confidence < 0 || o.Confidence >= 1 {
@@ -125,14 +112,49 @@ func statsOptions(cmd *cli.Command) (analysis.StatsOptions, render.Format, error
 	if o.Interval, err = intervalOption(cmd); err != nil {
 		return o, f, err
 	}
+	return o, f, nil
+}
+
+// A selection is what the --metric, --percentiles, --method and --slo
+// flags ask for (shared by stats, compare and sql).
+type selection struct {
+	metrics     []schemas.MetricID // nil: the command's default
+	percentiles []float64          // nil: the default
+	method      stats.Method
+	slo         stats.SLO
+	hasSLO      bool
+}
+
+func selectionFlags(cmd *cli.Command) (selection, error) {
+	var sel selection
+	for _, name := range cmd.StringSlice("metric") {
+		id := schemas.MetricID(name)
+		if _, ok := schemas.Lookup(id); !ok {
+			return sel, usage("--metric %q: no such definition (verdict schema lists them)", id)
+		}
+		sel.metrics = append(sel.metrics, id)
+	}
+	if s := cmd.String("percentiles"); s != "" {
+		for _, p := range strings.Split(s, ",") {
+			v, err := strconv.ParseFloat(strings.TrimSpace(p), 64)
+			if err != nil || v < 0 || v > 100 {
+				return sel, usage("--percentiles: %q is not a number between 0 and 100", p)
+			}
+			sel.percentiles = append(sel.percentiles, v)
+		}
+	}
+	sel.method = stats.Method(cmd.String("method"))
+	if !slices.Contains(methods, sel.method) {
+		return sel, usage("--method %q: use linear, nearest_rank_floor, nearest_rank_cumulative, nearest_rank_cumulative_unmerged or locust_buckets", sel.method)
+	}
 	if s := cmd.String("slo"); s != "" {
 		slo, err := analysis.ParseSLO(s)
 		if err != nil {
-			return o, f, usage("--slo: %v", err)
+			return sel, usage("--slo: %v", err)
 		}
-		o.SLO, o.HasSLO = slo, true
+		sel.slo, sel.hasSLO = slo, true
 	}
-	return o, f, nil
+	return sel, nil
 }
 
 // intervalFlag is --interval, the resampling scheme of the intervals.
