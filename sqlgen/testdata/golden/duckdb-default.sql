@@ -400,7 +400,7 @@ FROM (
     list_extract(x, i + 1) AS a, list_extract(x, least(i + 2, n)) AS b
   FROM (
     SELECT s.run_id, s.metric_id, c.percentile, s.n, s.x, p * CAST(n - 1 AS DOUBLE) AS h, CAST(floor(p * CAST(n - 1 AS DOUBLE)) AS BIGINT) AS i
-    FROM (SELECT run_id, metric_id, count(*) AS n, list_sort(list(value)) AS x FROM verdict_observations GROUP BY run_id, metric_id) s
+    FROM (SELECT run_id, metric_id, count(*) AS n, list(value ORDER BY value) AS x FROM verdict_observations GROUP BY run_id, metric_id) s
     CROSS JOIN (VALUES (5e+01, 5e-01), (9e+01, 9e-01), (9.9e+01, 9.9e-01)) AS c(percentile, p)
   ) ranked
 ) picked;

@@ -394,7 +394,7 @@ CREATE OR REPLACE VIEW verdict_stat_percentile AS
 SELECT run_id, metric_id, 'p' AS stat, percentile, list_extract(x, i + 1) AS value
   FROM (
     SELECT s.run_id, s.metric_id, c.percentile, s.n, s.x, p * CAST(n - 1 AS DOUBLE) AS h, least(CAST(floor(CAST(n AS DOUBLE) * p) AS BIGINT), n - 1) AS i
-    FROM (SELECT run_id, metric_id, count(*) AS n, list_sort(list(value)) AS x FROM verdict_observations GROUP BY run_id, metric_id) s
+    FROM (SELECT run_id, metric_id, count(*) AS n, list(value ORDER BY value) AS x FROM verdict_observations GROUP BY run_id, metric_id) s
     CROSS JOIN (VALUES (5e+01, 5e-01), (9.99e+01, 9.990000000000001e-01)) AS c(percentile, p)
   ) ranked
 ;

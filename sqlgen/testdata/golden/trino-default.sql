@@ -435,7 +435,7 @@ FROM (
     element_at(x, i + 1) AS a, element_at(x, least(i + 2, n)) AS b
   FROM (
     SELECT s.run_id, s.metric_id, c.percentile, s.n, s.x, p * CAST(n - 1 AS DOUBLE) AS h, CAST(floor(p * CAST(n - 1 AS DOUBLE)) AS BIGINT) AS i
-    FROM (SELECT run_id, metric_id, count(*) AS n, array_sort(array_agg(value)) AS x FROM hive.verdict.verdict_observations GROUP BY run_id, metric_id) s
+    FROM (SELECT run_id, metric_id, count(*) AS n, array_agg(value ORDER BY value) AS x FROM hive.verdict.verdict_observations GROUP BY run_id, metric_id) s
     CROSS JOIN (VALUES (5e+01, 5e-01), (9e+01, 9e-01), (9.9e+01, 9.9e-01)) AS c(percentile, p)
   ) ranked
 ) picked;
