@@ -191,11 +191,19 @@ func (g *script) checkLocal() error {
 	if _, err := os.Stat(dir); err != nil {
 		return nil // not here: the engine's own path
 	}
-	if !schemas.IsDataset(dir) {
-		return fmt.Errorf("%w: %s is not a verdict dataset (no %s); write one with verdict export --dataset", ErrOption, dir, schemas.DatasetFile)
+	compacted := schemas.IsCompacted(dir)
+	if !schemas.IsDataset(dir) && !compacted {
+		return fmt.Errorf("%w: %s is not a verdict dataset (no %s) nor a compacted copy (no %s); write one with verdict export --dataset", ErrOption, dir, schemas.DatasetFile, schemas.CompactFile)
+	}
+	if compacted && g.d == Trino {
+		return fmt.Errorf("%w: %s is a compacted copy, which has no tool and run_id partition directories for Trino's Hive tables; give Trino the dataset itself", ErrOption, dir)
 	}
 	for t := range g.tables {
-		files, _ := filepath.Glob(filepath.Join(dir, "table="+t, "*", "*", "*.parquet"))
+		pattern := filepath.Join(dir, "table="+t, "*", "*", "*.parquet")
+		if compacted {
+			pattern = filepath.Join(dir, "table="+t, "*.parquet")
+		}
+		files, _ := filepath.Glob(pattern)
 		if len(files) > 0 {
 			continue
 		}

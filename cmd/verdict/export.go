@@ -26,7 +26,11 @@ partition per run and table (runs, requests, metrics, samples, costs), with
 the stored Arrow schema, so that DuckDB, Spark, Trino or pandas read the
 whole history with one glob. Runs already in the dataset are skipped unless
 --replace is given. Every verdict command that reads a bundle also reads a
-dataset.
+dataset. --compact DEST then writes a compacted copy of the dataset for
+engines that pay per file: each table's rows in a few files, sorted by
+run_id, small runs sharing row groups, with a bloom filter on run_id
+(verdict sql --dataset DEST writes the views over it; verdict itself reads
+the dataset); --replace rewrites an existing copy.
 
 --format br writes each run as an llm-d Benchmark Report v0.2.1 (JSON),
 <run_id>.br.json in the directory --out, valid against BR's JSON Schema. A
@@ -42,6 +46,7 @@ Examples:
    verdict export --dataset history/ out/platform-a.bundle out/platform-b.bundle
    verdict show history/
    duckdb -c "SELECT tool, count(*) FROM read_parquet('history/table=requests/**/*.parquet', hive_partitioning=true) GROUP BY tool"
+   verdict export --dataset history/ --compact history-compact/
    verdict export --format br -o reports/ out/platform-a.bundle
    verdict export --format benchfmt -o a.txt out/platform-a.bundle
    verdict export --format benchfmt -o b.txt out/platform-b.bundle`,
@@ -49,11 +54,12 @@ Examples:
 			&cli.StringFlag{Name: "format", Aliases: []string{"f"}, Value: "dataset", Usage: "`FORMAT`: dataset, br or benchfmt"},
 			&cli.StringFlag{Name: "dataset", Usage: "dataset `DIR` (created when missing) for --format dataset", TakesFile: true},
 			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "output `PATH`: a directory for br, a file for benchfmt (stdout when empty)", TakesFile: true},
-			&cli.BoolFlag{Name: "replace", Usage: "re-export runs the dataset already has"},
+			&cli.BoolFlag{Name: "replace", Usage: "re-export runs the dataset already has (and rewrite the --compact copy)"},
+			&cli.StringFlag{Name: "compact", Usage: "then write a compacted copy of the dataset to `DEST` (--format dataset)", TakesFile: true},
 		},
 		Action: func(ctx context.Context, cmd *cli.Command) error {
-			if cmd.NArg() == 0 {
-				return usage("export: give at least one BUNDLE")
+			if cmd.NArg() == 0 && cmd.String("compact") == "" {
+				return usage("export: give at least one BUNDLE (or --compact DEST)")
 			}
 			switch cmd.String("format") {
 			case "dataset":
@@ -87,6 +93,14 @@ func exportDataset(ctx context.Context, cmd *cli.Command) error {
 		}
 		fmt.Fprintf(w, "%s: %d runs exported (%d requests), %d already in the dataset\n",
 			dir, len(res.Exported), res.Rows[schemas.TableRequests], len(res.Skipped))
+	}
+	if dest := cmd.String("compact"); dest != "" {
+		idx, err := schemas.Compact(ctx, cmd.String("dataset"), dest, schemas.CompactOptions{Replace: cmd.Bool("replace")})
+		if err != nil {
+			return err
+		}
+		t := idx.Tables[schemas.TableRequests]
+		fmt.Fprintf(w, "%s: %d runs compacted (%d requests in %d files, %d row groups)\n", dest, len(idx.Runs), t.Rows, len(t.Files), t.RowGroups)
 	}
 	return nil
 }

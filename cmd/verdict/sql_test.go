@@ -64,3 +64,29 @@ func TestSQL(t *testing.T) {
 		}
 	}
 }
+
+// TestExportCompact compacts a dataset from the command line and writes
+// the SQL over the copy.
+func TestExportCompact(t *testing.T) {
+	dir := t.TempDir()
+	bundle, ds, dest := filepath.Join(dir, "a.bundle"), filepath.Join(dir, "history"), filepath.Join(dir, "compact")
+	if code, _, errs := runCLI(t, "ingest", "-o", bundle, demo+"platform-a.json"); code != 0 {
+		t.Fatalf("ingest: %s", errs)
+	}
+	code, out, errs := runCLI(t, "export", "--dataset", ds, "--compact", dest, bundle)
+	if code != 0 || !strings.Contains(out, "1 runs compacted (240 requests in 1 files, 1 row groups)") {
+		t.Fatalf("export --compact: %d %q %s", code, out, errs)
+	}
+	if code, _, errs = runCLI(t, "export", "--dataset", ds, "--compact", dest); code != 2 || !strings.Contains(errs, "already exists") {
+		t.Errorf("compacting again without --replace: %d %s", code, errs)
+	}
+	if code, _, errs = runCLI(t, "export", "--dataset", ds, "--compact", dest, "--replace"); code != 0 {
+		t.Errorf("--replace: %d %s", code, errs)
+	}
+	if code, out, errs = runCLI(t, "sql", "--dataset", dest); code != 0 || !strings.Contains(out, dest+"/table=requests/**/*.parquet") {
+		t.Errorf("sql over the copy: %d %s", code, errs)
+	}
+	if code, _, errs = runCLI(t, "sql", "--dialect", "trino", "--dataset", dest); code != 2 || !strings.Contains(errs, "compacted copy") {
+		t.Errorf("trino over the copy: %d %s", code, errs)
+	}
+}
