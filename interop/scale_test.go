@@ -7,7 +7,6 @@ import (
 	"database/sql"
 	"flag"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -56,23 +55,9 @@ func scaleDataset(b *testing.B) string {
 	if schemas.IsDataset(ds) {
 		return ds
 	}
-	ctx := context.Background()
 	start := time.Now()
-	for i := range o.Runs {
-		dest := filepath.Join(root, "run.bundle")
-		if err := gen.RunBundle(dest, i, o); err != nil {
-			b.Fatal(err)
-		}
-		bb, err := schemas.OpenBundle(dest)
-		if err != nil {
-			b.Fatal(err)
-		}
-		if _, err := schemas.Export(ctx, bb, ds, schemas.ExportOptions{}); err != nil {
-			b.Fatal(err)
-		}
-		if err := os.RemoveAll(dest); err != nil {
-			b.Fatal(err)
-		}
+	if err := gen.Dataset(context.Background(), ds, root, o); err != nil {
+		b.Fatal(err)
 	}
 	b.Logf("dataset of %d runs x %d requests generated and exported in %v", o.Runs, o.Requests, time.Since(start).Round(time.Millisecond))
 	return ds

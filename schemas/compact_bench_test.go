@@ -30,19 +30,8 @@ func BenchmarkCompact(b *testing.B) {
 	root := b.TempDir()
 	ds := filepath.Join(root, "history")
 	o := gen.RunsOptions{Runs: *compactRuns, Requests: 100_000, Seed: 1, FailEvery: 100}
-	for i := range o.Runs {
-		dest := filepath.Join(root, "run.bundle")
-		if err := gen.RunBundle(dest, i, o); err != nil {
-			b.Fatal(err)
-		}
-		bb, err := schemas.OpenBundle(dest)
-		if err != nil {
-			b.Fatal(err)
-		}
-		if _, err := schemas.Export(ctx, bb, ds, schemas.ExportOptions{}); err != nil {
-			b.Fatal(err)
-		}
-		os.RemoveAll(dest)
+	if err := gen.Dataset(ctx, ds, root, o); err != nil {
+		b.Fatal(err)
 	}
 	files, _ := filepath.Glob(filepath.Join(ds, "table=requests", "tool=*", "run_id=*", "part-*.parquet"))
 	slices.Sort(files) // one tool: path order is run_id order

@@ -1,9 +1,12 @@
 package gen
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/verdict-llm/verdict/schemas"
@@ -68,4 +71,27 @@ func RunBundle(dest string, i int, o RunsOptions) error {
 		NumPrompts: schemas.Some(int64(o.Requests)), Completed: schemas.Some(int64(o.Requests - failed)), Failed: schemas.Some(int64(failed)),
 		DurationS: schemas.Some(float64(o.Requests) / 500), WindowKind: schemas.WindowKindDispatch})
 	return w.Commit(schemas.Manifest{})
+}
+
+// Dataset exports the runs of o into the dataset ds one bundle at a time
+// (each written under scratch and removed once exported), so that memory
+// stays bounded whatever the size.
+func Dataset(ctx context.Context, ds, scratch string, o RunsOptions) error {
+	dest := filepath.Join(scratch, "run.bundle")
+	for i := range o.Runs {
+		if err := RunBundle(dest, i, o); err != nil {
+			return err
+		}
+		b, err := schemas.OpenBundle(dest)
+		if err != nil {
+			return err
+		}
+		if _, err := schemas.Export(ctx, b, ds, schemas.ExportOptions{}); err != nil {
+			return err
+		}
+		if err := os.RemoveAll(dest); err != nil {
+			return err
+		}
+	}
+	return nil
 }
