@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/verdict-llm/verdict/analysis"
 	"github.com/verdict-llm/verdict/internal/gen"
-	"github.com/verdict-llm/verdict/render"
 	"github.com/verdict-llm/verdict/schemas"
 	"github.com/verdict-llm/verdict/sqlgen"
 )
@@ -79,15 +79,15 @@ func BenchmarkP99TTFTDataset(b *testing.B) {
 	rows := float64(*scaleRuns * *scaleRequests)
 	want := map[string]float64{}
 	b.Run("verdict", func(b *testing.B) {
-		o := render.DefaultStats
+		o := analysis.DefaultStats
 		o.Metrics, o.Percentiles, o.Confidence = []schemas.MetricID{schemas.TTFT}, []float64{99}, 0
 		cpu := cpuSeconds()
 		for b.Loop() {
-			rs, err := render.ComputeStats(context.Background(), []string{ds}, o)
+			res, err := analysis.ComputeStats(context.Background(), []string{ds}, o)
 			if err != nil {
 				b.Fatal(err)
 			}
-			for _, r := range rs {
+			for _, r := range res.Runs {
 				want[r.Run.ID] = r.Metrics[0].Quantiles[0].Value
 			}
 		}

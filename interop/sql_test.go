@@ -15,9 +15,10 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/verdict-llm/verdict/analysis"
 	"github.com/verdict-llm/verdict/ingest"
 	"github.com/verdict-llm/verdict/ingest/all"
-	"github.com/verdict-llm/verdict/render"
+	"github.com/verdict-llm/verdict/internal/testkit"
 	"github.com/verdict-llm/verdict/schemas"
 	"github.com/verdict-llm/verdict/sqlgen"
 	"github.com/verdict-llm/verdict/stats"
@@ -74,7 +75,7 @@ func sqlDataset(t *testing.T) string {
 		t.Fatal(sqlErr)
 	}
 	if sqlNote != "" {
-		if os.Getenv("VERDICT_REQUIRE_CORPUS") == "1" {
+		if testkit.RequireCorpus() {
 			t.Fatal(sqlNote)
 		}
 		t.Log(sqlNote)
@@ -94,9 +95,9 @@ func buildSQLDataset(tmp, ds string) (string, error) {
 		inputs = append(inputs, demo+f)
 	}
 	note := ""
-	corpus := filepath.Join("..", "..", "shared", "fixtures")
+	corpus := testkit.CorpusRoot()
 	if fi, err := os.Stat(corpus); err != nil || !fi.IsDir() {
-		note = "shared corpus not found at " + corpus + ": the SQL views are checked on the demo bundles only"
+		note = "the real-tool corpus is not at " + corpus + " (set " + testkit.EnvCorpus + "): the SQL views are checked on the demo bundles only"
 	} else {
 		filepath.WalkDir(corpus, func(p string, d fs.DirEntry, err error) error {
 			if err == nil && !d.IsDir() && !strings.HasSuffix(p, ".md") && !strings.Contains(p, string(filepath.Separator)+"billing"+string(filepath.Separator)) {
@@ -225,9 +226,9 @@ func compareStats(t *testing.T, ds string, method stats.Method) int {
 	reported := sqlStats(t, db, schemas.SourceReported)
 	refusals := refused(t, db)
 
-	o := render.DefaultStats
+	o := analysis.DefaultStats
 	o.Confidence, o.Method, o.SLO, o.HasSLO = 0, method, statsSLO, true
-	rs, err := render.ComputeStats(context.Background(), []string{ds}, o)
+	res, err := analysis.ComputeStats(context.Background(), []string{ds}, o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -259,7 +260,7 @@ func compareStats(t *testing.T, ds string, method stats.Method) int {
 			compared++
 		}
 	}
-	for _, r := range rs {
+	for _, r := range res.Runs {
 		id := r.Run.ID
 		if len(r.Reported) > 0 {
 			want := map[statKey][]float64{}
@@ -319,7 +320,7 @@ func compareStats(t *testing.T, ds string, method stats.Method) int {
 // verdict_stats answers what `verdict stats --ci 0` answers.
 func TestSQLStatsEqualVerdictStats(t *testing.T) {
 	ds := sqlDataset(t)
-	for _, m := range []stats.Method{stats.Linear, stats.NearestRankFloor, stats.NearestRankCumulative} {
+	for _, m := range []stats.Method{stats.Linear, stats.NearestRankFloor, stats.NearestRankCumulative, stats.NearestRankCumulativeUnmerged} {
 		t.Run(string(m), func(t *testing.T) {
 			n := compareStats(t, ds, m)
 			t.Logf("%d numbers equal", n)

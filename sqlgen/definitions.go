@@ -6,8 +6,8 @@ import (
 
 // A definition is how one request-level registry definition reads off a
 // row of the requests table (alias q, joined to its run, alias r). The
-// population is the profiling phase (verdict's observations: phase is not
-// warmup), the status filter, every column read being known, and where.
+// population is the profiling phase (as analysis.Observe selects it), the
+// status filter, every column read being known, and where.
 type definition struct {
 	// columns are the requests columns the value reads. Each must be
 	// non-null, and the definitions their field metadata names
@@ -109,6 +109,7 @@ var withoutSQL = map[schemas.MetricID]string{
 	schemas.AnswerTokens:                       whyAnswer,
 	schemas.OutputTokenRatePerUserAnswer:       whyAnswer,
 	schemas.E2EOutputTokenRateAnswer:           whyAnswer,
+	schemas.TPOTLastToken:                      "timed to the tool's last-token timestamp (GuideLLM v0.2-v0.3), which the request rows do not keep; tpot is timed to the end of the response",
 	schemas.TPOTTokenWeighted:                  whyWeighted,
 	schemas.TPOTInclTTFTTokenWeighted:          whyWeighted,
 	schemas.TPOTInclTTFTPerChunk:               whyChunks,

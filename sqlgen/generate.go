@@ -12,7 +12,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/verdict-llm/verdict/internal/samples"
+	"github.com/verdict-llm/verdict/analysis"
 	"github.com/verdict-llm/verdict/schemas"
 	"github.com/verdict-llm/verdict/stats"
 	"github.com/verdict-llm/verdict/validate"
@@ -71,7 +71,7 @@ func (o *Options) normalize() error {
 	}
 	o.metricsGiven = o.Metrics != nil
 	if o.Metrics == nil {
-		o.Metrics = samples.Metrics
+		o.Metrics = analysis.ObservedMetrics
 	}
 	for _, id := range o.Metrics {
 		if _, ok := definitions[id]; ok {
@@ -97,7 +97,7 @@ func (o *Options) normalize() error {
 		if o.Method == stats.LocustBuckets {
 			return fmt.Errorf("%w: percentile method %s: Locust's millisecond buckets are Locust's own statistic, and the Locust reader writes no request rows", ErrNoSQL, o.Method)
 		}
-		return fmt.Errorf("%w: percentile method %q: use linear, nearest_rank_floor or nearest_rank_cumulative", ErrOption, o.Method)
+		return fmt.Errorf("%w: percentile method %q: use linear, nearest_rank_floor, nearest_rank_cumulative or nearest_rank_cumulative_unmerged", ErrOption, o.Method)
 	}
 	for name, v := range map[string]float64{"ttft": o.SLO.TTFT, "tpot": o.SLO.TPOT, "itl": o.SLO.ITL, "e2e": o.SLO.E2E} {
 		if !(v >= 0) {
@@ -243,7 +243,7 @@ func (g *script) header() {
 func (g *script) statsFlags() string {
 	o := g.o
 	var f []string
-	if !slices.Equal(o.Metrics, samples.Metrics) {
+	if !slices.Equal(o.Metrics, analysis.ObservedMetrics) {
 		f = append(f, "--metric "+strings.Join(idStrings(o.Metrics), ","))
 	}
 	if !slices.Equal(o.Percentiles, []float64{50, 90, 99}) {

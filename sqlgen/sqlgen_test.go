@@ -2,12 +2,13 @@ package sqlgen
 
 import (
 	"errors"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
 	"testing"
 
-	"github.com/verdict-llm/verdict/ingest/ingesttest"
+	"github.com/verdict-llm/verdict/internal/testkit"
 	"github.com/verdict-llm/verdict/schemas"
 	"github.com/verdict-llm/verdict/stats"
 )
@@ -91,6 +92,7 @@ var variants = []struct {
 	{"slo-floor", Options{Method: stats.NearestRankFloor, Percentiles: []float64{50, 99.9},
 		SLO: stats.SLO{TTFT: 0.2, TPOT: 0.05, ITL: 0.1, E2E: 10}, HasSLO: true}},
 	{"cumulative", Options{Method: stats.NearestRankCumulative, Metrics: []schemas.MetricID{schemas.TTFT, schemas.TTST}}},
+	{"unmerged", Options{Method: stats.NearestRankCumulativeUnmerged, Metrics: []schemas.MetricID{schemas.TPOT}, Percentiles: []float64{90}}},
 }
 
 func generate(t *testing.T, d Dialect, o Options) string {
@@ -109,7 +111,7 @@ func generate(t *testing.T, d Dialect, o Options) string {
 func TestGolden(t *testing.T) {
 	for _, d := range Dialects {
 		for _, v := range variants {
-			ingesttest.Golden(t, string(d)+"-"+v.name+".sql", []byte(generate(t, d, v.o)))
+			testkit.Golden(t, filepath.Join("testdata", "golden", string(d)+"-"+v.name+".sql"), []byte(generate(t, d, v.o)))
 		}
 	}
 }

@@ -22,8 +22,9 @@ var rankMethods = map[stats.Method]struct {
 	// h = p(n-1); x[floor(h)] interpolated to x[floor(h)+1].
 	stats.Linear: {"CAST(floor(p * CAST(n - 1 AS DOUBLE)) AS BIGINT)", true},
 	// LoadGen's x[int(n p)], clamped to n-1.
-	stats.NearestRankFloor:      {"least(CAST(floor(CAST(n AS DOUBLE) * p) AS BIGINT), n - 1)", false},
-	stats.NearestRankCumulative: {},
+	stats.NearestRankFloor:              {"least(CAST(floor(CAST(n AS DOUBLE) * p) AS BIGINT), n - 1)", false},
+	stats.NearestRankCumulative:         {},
+	stats.NearestRankCumulativeUnmerged: {},
 }
 
 // methodNotes explain in the script how its percentiles relate to the
@@ -52,6 +53,13 @@ var methodNotes = map[stats.Method][]string{
 		"CDF (Hyndman-Fan type 1) that DuckDB's quantile_disc and Spark's percentile_disc compute, except",
 		"where n p is a whole number: there the float64 sum can fall just below p and GuideLLM takes the",
 		"next value (ten values 10..100: its p90 is 100, quantile_disc's 90), so the fold is used instead.",
+	},
+	stats.NearestRankCumulativeUnmerged: {
+		"",
+		"Percentiles: GuideLLM v0.2-v0.3's, the first value at which the float64 running sum of 1/n, added",
+		"once per value in ascending order with ties kept apart (numpy.cumsum), reaches p; folded here over",
+		"each sorted series. It is x[ceil(n p) - 1] (DuckDB's quantile_disc, Spark's percentile_disc) except",
+		"where n p is a whole number and the sum falls just below p: then it is the next value.",
 	},
 }
 
@@ -93,8 +101,8 @@ func (g *script) percentileView() {
 	}
 	g.comment(fmt.Sprintf("Percentiles, method %s (see the note at the top).", g.o.Method))
 	g.printf("%s\n", d.createView(g.o, "verdict_stat_percentile"))
-	if g.o.Method == stats.NearestRankCumulative {
-		g.cumulativeView(values)
+	if g.o.Method == stats.NearestRankCumulative || g.o.Method == stats.NearestRankCumulativeUnmerged {
+		g.cumulativeView(values, g.o.Method == stats.NearestRankCumulative)
 		return
 	}
 	m := rankMethods[g.o.Method]
@@ -117,16 +125,21 @@ func (g *script) percentileView() {
 	g.printf(";\n\n")
 }
 
-// cumulativeView reads GuideLLM's percentile: the distinct values of each
-// series with their counts, folded in ascending order, adding count/n to
-// a float64 sum until it reaches p. A sum that never reaches p (rounding,
-// p close to 1) gives the largest value, as stats.Quantile does.
-func (g *script) cumulativeView(values string) {
+// cumulativeView reads GuideLLM's percentiles: each series' values with
+// their counts (the distinct values when merged, as v0.4 does; every value
+// with count 1 otherwise, as v0.2-v0.3 do), folded in ascending order,
+// adding count/n to a float64 sum until it reaches p. A sum that never
+// reaches p (rounding, p close to 1) gives the largest value, as
+// stats.Quantile does.
+func (g *script) cumulativeView(values string, merged bool) {
 	d := g.d
+	counted := "(SELECT run_id, metric_id, value, count(*) AS c FROM " + d.view(g.o, "verdict_observations") + " GROUP BY run_id, metric_id, value)"
+	if !merged {
+		counted = "(SELECT run_id, metric_id, value, 1 AS c FROM " + d.view(g.o, "verdict_observations") + ")"
+	}
 	g.printf("SELECT run_id, metric_id, %s AS stat, percentile, coalesce(%s, top) AS value\n", d.literal(schemas.StatP), d.cumulativeFold("x", "n", "p"))
 	g.printf("FROM (\n  SELECT run_id, metric_id, sum(c) AS n, max(value) AS top, %s AS x\n", d.countedList())
-	g.printf("  FROM (SELECT run_id, metric_id, value, count(*) AS c FROM %s GROUP BY run_id, metric_id, value) v\n  GROUP BY run_id, metric_id\n) s\n",
-		d.view(g.o, "verdict_observations"))
+	g.printf("  FROM %s v\n  GROUP BY run_id, metric_id\n) s\n", counted)
 	g.printf("CROSS JOIN %s;\n\n", values)
 }
 
@@ -180,7 +193,7 @@ func (g *script) goodput() {
 	if len(uncertain) > 0 {
 		flags = "coalesce(" + d.intersect("flags", uncertain) + ", " + d.emptyStrings() + ")"
 	}
-	where := "q.phase <> " + d.literal(schemas.PhaseWarmup)
+	where := "q.phase = " + d.literal(schemas.PhaseProfiling)
 	if len(changes) > 0 {
 		where += "\n    AND NOT coalesce(" + d.overlaps("r.flags", changes) + ", false)"
 	}

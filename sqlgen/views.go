@@ -121,7 +121,7 @@ func (g *script) definitionView(def schemas.MetricDef, sd definition) {
 	}
 	value := sd.value(d)
 	from := "FROM " + d.view(g.o, "verdict_requests") + " q\nJOIN " + d.view(g.o, "verdict_runs") + " r ON r.run_id = q.run_id"
-	where := []string{"q.phase <> " + d.literal(schemas.PhaseWarmup)}
+	where := []string{"q.phase = " + d.literal(schemas.PhaseProfiling)}
 	if sd.status != "" {
 		where = append(where, "q.status = "+d.literal(sd.status))
 	}

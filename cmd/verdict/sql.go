@@ -47,7 +47,7 @@ Examples:
 			&cli.StringFlag{Name: "dataset", Value: ".", Usage: "the dataset `DIR` (or URI) as the engine sees it", TakesFile: true},
 			&cli.StringSliceFlag{Name: "metric", Usage: "definition `ID`s verdict_stats holds (default: those verdict stats shows)"},
 			&cli.StringFlag{Name: "percentiles", Value: "50,90,99", Usage: "comma-separated percentiles, 0-100"},
-			&cli.StringFlag{Name: "method", Value: string(stats.Linear), Usage: "percentile method: linear, nearest_rank_floor or nearest_rank_cumulative"},
+			&cli.StringFlag{Name: "method", Value: string(stats.Linear), Usage: "percentile method: linear, nearest_rank_floor, nearest_rank_cumulative or nearest_rank_cumulative_unmerged"},
 			&cli.StringFlag{Name: "slo", Usage: "goodput limits, e.g. `ttft=200ms,tpot=50ms,itl=100ms,e2e=10s`"},
 			&cli.StringFlag{Name: "trino-schema", Value: "hive.verdict", Usage: "the Hive `catalog.schema` the Trino script creates its tables and views in"},
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the script to `FILE` (default: standard output)", TakesFile: true},

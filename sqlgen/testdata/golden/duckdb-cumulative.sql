@@ -35,7 +35,7 @@ SELECT q.run_id, r.tool, q."index" AS request_index, q.ttft_s AS value,
   CAST([] AS VARCHAR[]) AS uncertain_flags
 FROM verdict_requests q
 JOIN verdict_runs r ON r.run_id = q.run_id
-WHERE q.phase <> 'warmup'
+WHERE q.phase = 'profiling'
   AND q.status = 'ok'
   AND coalesce(r.streaming, true)
   AND q.ttft_s IS NOT NULL;
@@ -48,7 +48,7 @@ SELECT q.run_id, r.tool, q."index" AS request_index, q.ttft_answer_s AS value,
   CAST([] AS VARCHAR[]) AS uncertain_flags
 FROM verdict_requests q
 JOIN verdict_runs r ON r.run_id = q.run_id
-WHERE q.phase <> 'warmup'
+WHERE q.phase = 'profiling'
   AND q.status = 'ok'
   AND coalesce(r.streaming, true)
   AND q.ttft_answer_s IS NOT NULL;
@@ -66,7 +66,7 @@ SELECT q.run_id, r.tool, q."index" AS request_index, list_extract(q.chunk_gaps_s
   coalesce(list_sort(list_intersect(r.flags, ['itl_may_include_ttft'])), CAST([] AS VARCHAR[])) AS uncertain_flags
 FROM verdict_requests q
 JOIN verdict_runs r ON r.run_id = q.run_id
-WHERE q.phase <> 'warmup'
+WHERE q.phase = 'profiling'
   AND q.status = 'ok'
   AND coalesce(r.streaming, true)
   AND q.chunk_gaps_s IS NOT NULL
@@ -87,7 +87,7 @@ SELECT q.run_id, r.tool, q."index" AS request_index, g.value AS value,
 FROM verdict_requests q
 JOIN verdict_runs r ON r.run_id = q.run_id
 CROSS JOIN UNNEST(q.chunk_gaps_s) AS g(value)
-WHERE q.phase <> 'warmup'
+WHERE q.phase = 'profiling'
   AND q.status = 'ok'
   AND q.chunk_gaps_s IS NOT NULL
   AND g.value IS NOT NULL
@@ -107,7 +107,7 @@ SELECT q.run_id, r.tool, q."index" AS request_index, (q.e2e_s - q.ttft_s) / CAST
   coalesce(list_sort(list_intersect(r.flags, ['e2el_mean_median_may_be_swapped', 'streaming_osl_may_be_inflated', 'tpot_definition_uncertain'])), CAST([] AS VARCHAR[])) AS uncertain_flags
 FROM verdict_requests q
 JOIN verdict_runs r ON r.run_id = q.run_id
-WHERE q.phase <> 'warmup'
+WHERE q.phase = 'profiling'
   AND q.status = 'ok'
   AND q.ttft_s IS NOT NULL
   AND q.e2e_s IS NOT NULL
@@ -129,7 +129,7 @@ SELECT q.run_id, r.tool, q."index" AS request_index, q.e2e_s / CAST(q.output_tok
   coalesce(list_sort(list_intersect(r.flags, ['e2el_mean_median_may_be_swapped', 'streaming_osl_may_be_inflated'])), CAST([] AS VARCHAR[])) AS uncertain_flags
 FROM verdict_requests q
 JOIN verdict_runs r ON r.run_id = q.run_id
-WHERE q.phase <> 'warmup'
+WHERE q.phase = 'profiling'
   AND q.status = 'ok'
   AND q.e2e_s IS NOT NULL
   AND q.output_tokens IS NOT NULL
@@ -148,7 +148,7 @@ SELECT q.run_id, r.tool, q."index" AS request_index, q.e2e_s AS value,
   coalesce(list_sort(list_intersect(r.flags, ['e2el_mean_median_may_be_swapped'])), CAST([] AS VARCHAR[])) AS uncertain_flags
 FROM verdict_requests q
 JOIN verdict_runs r ON r.run_id = q.run_id
-WHERE q.phase <> 'warmup'
+WHERE q.phase = 'profiling'
   AND q.status = 'ok'
   AND q.e2e_s IS NOT NULL
   AND NOT coalesce(list_has_any(r.flags, ['e2e_ends_at_done_event']), false);
@@ -161,7 +161,7 @@ SELECT q.run_id, r.tool, q."index" AS request_index, q.queue_s AS value,
   CAST([] AS VARCHAR[]) AS uncertain_flags
 FROM verdict_requests q
 JOIN verdict_runs r ON r.run_id = q.run_id
-WHERE q.phase <> 'warmup'
+WHERE q.phase = 'profiling'
   AND q.queue_s IS NOT NULL;
 
 -- e2e_incl_client_queue: E2E latency incl. client queue, in s (registry version 1).
@@ -176,7 +176,7 @@ SELECT q.run_id, r.tool, q."index" AS request_index, q.queue_s + q.e2e_s AS valu
   coalesce(list_sort(list_intersect(r.flags, ['e2el_mean_median_may_be_swapped'])), CAST([] AS VARCHAR[])) AS uncertain_flags
 FROM verdict_requests q
 JOIN verdict_runs r ON r.run_id = q.run_id
-WHERE q.phase <> 'warmup'
+WHERE q.phase = 'profiling'
   AND q.status = 'ok'
   AND q.queue_s IS NOT NULL
   AND q.e2e_s IS NOT NULL
@@ -190,7 +190,7 @@ SELECT q.run_id, r.tool, q."index" AS request_index, CAST(q.input_tokens AS DOUB
   CAST([] AS VARCHAR[]) AS uncertain_flags
 FROM verdict_requests q
 JOIN verdict_runs r ON r.run_id = q.run_id
-WHERE q.phase <> 'warmup'
+WHERE q.phase = 'profiling'
   AND q.status = 'ok'
   AND q.input_tokens IS NOT NULL;
 
@@ -204,7 +204,7 @@ SELECT q.run_id, r.tool, q."index" AS request_index, CAST(q.output_tokens AS DOU
   coalesce(list_sort(list_intersect(r.flags, ['streaming_osl_may_be_inflated'])), CAST([] AS VARCHAR[])) AS uncertain_flags
 FROM verdict_requests q
 JOIN verdict_runs r ON r.run_id = q.run_id
-WHERE q.phase <> 'warmup'
+WHERE q.phase = 'profiling'
   AND q.status = 'ok'
   AND q.output_tokens IS NOT NULL;
 
@@ -216,7 +216,7 @@ SELECT q.run_id, r.tool, q."index" AS request_index, CAST(q.reasoning_tokens AS 
   CAST([] AS VARCHAR[]) AS uncertain_flags
 FROM verdict_requests q
 JOIN verdict_runs r ON r.run_id = q.run_id
-WHERE q.phase <> 'warmup'
+WHERE q.phase = 'profiling'
   AND q.status = 'ok'
   AND q.reasoning_tokens IS NOT NULL;
 
@@ -234,7 +234,7 @@ SELECT q.run_id, r.tool, q."index" AS request_index, (q.e2e_s - q.ttft_s) / CAST
   coalesce(list_sort(list_intersect(r.flags, ['e2el_mean_median_may_be_swapped', 'streaming_osl_may_be_inflated'])), CAST([] AS VARCHAR[])) AS uncertain_flags
 FROM verdict_requests q
 JOIN verdict_runs r ON r.run_id = q.run_id
-WHERE q.phase <> 'warmup'
+WHERE q.phase = 'profiling'
   AND q.status = 'ok'
   AND q.ttft_s IS NOT NULL
   AND q.e2e_s IS NOT NULL
@@ -256,7 +256,7 @@ SELECT q.run_id, r.tool, q."index" AS request_index, 1 / ((q.e2e_s - q.ttft_s) /
   coalesce(list_sort(list_intersect(r.flags, ['e2el_mean_median_may_be_swapped', 'streaming_osl_may_be_inflated'])), CAST([] AS VARCHAR[])) AS uncertain_flags
 FROM verdict_requests q
 JOIN verdict_runs r ON r.run_id = q.run_id
-WHERE q.phase <> 'warmup'
+WHERE q.phase = 'profiling'
   AND q.status = 'ok'
   AND coalesce(r.streaming, true)
   AND q.ttft_s IS NOT NULL
@@ -280,7 +280,7 @@ SELECT q.run_id, r.tool, q."index" AS request_index, CAST(q.output_tokens AS DOU
   coalesce(list_sort(list_intersect(r.flags, ['e2el_mean_median_may_be_swapped', 'streaming_osl_may_be_inflated'])), CAST([] AS VARCHAR[])) AS uncertain_flags
 FROM verdict_requests q
 JOIN verdict_runs r ON r.run_id = q.run_id
-WHERE q.phase <> 'warmup'
+WHERE q.phase = 'profiling'
   AND q.status = 'ok'
   AND q.output_tokens IS NOT NULL
   AND q.e2e_s IS NOT NULL
@@ -296,7 +296,7 @@ SELECT q.run_id, r.tool, q."index" AS request_index, CAST(q.input_tokens AS DOUB
   CAST([] AS VARCHAR[]) AS uncertain_flags
 FROM verdict_requests q
 JOIN verdict_runs r ON r.run_id = q.run_id
-WHERE q.phase <> 'warmup'
+WHERE q.phase = 'profiling'
   AND q.status = 'ok'
   AND coalesce(r.streaming, true)
   AND q.input_tokens IS NOT NULL
@@ -311,7 +311,7 @@ SELECT q.run_id, r.tool, q."index" AS request_index, CAST(q.input_tokens AS DOUB
   CAST([] AS VARCHAR[]) AS uncertain_flags
 FROM verdict_requests q
 JOIN verdict_runs r ON r.run_id = q.run_id
-WHERE q.phase <> 'warmup'
+WHERE q.phase = 'profiling'
   AND q.status = 'error'
   AND q.input_tokens IS NOT NULL;
 

@@ -32,7 +32,7 @@ SELECT q.run_id, r.tool, q."index" AS request_index, q.ttft_s AS value,
   CAST([] AS VARCHAR[]) AS uncertain_flags
 FROM verdict_requests q
 JOIN verdict_runs r ON r.run_id = q.run_id
-WHERE q.phase <> 'warmup'
+WHERE q.phase = 'profiling'
   AND q.status = 'ok'
   AND coalesce(r.streaming, true)
   AND q.ttft_s IS NOT NULL;
@@ -45,7 +45,7 @@ SELECT q.run_id, r.tool, q."index" AS request_index, q.ttft_answer_s AS value,
   CAST([] AS VARCHAR[]) AS uncertain_flags
 FROM verdict_requests q
 JOIN verdict_runs r ON r.run_id = q.run_id
-WHERE q.phase <> 'warmup'
+WHERE q.phase = 'profiling'
   AND q.status = 'ok'
   AND coalesce(r.streaming, true)
   AND q.ttft_answer_s IS NOT NULL;
@@ -63,7 +63,7 @@ SELECT q.run_id, r.tool, q."index" AS request_index, list_extract(q.chunk_gaps_s
   coalesce(list_sort(list_intersect(r.flags, ['itl_may_include_ttft'])), CAST([] AS VARCHAR[])) AS uncertain_flags
 FROM verdict_requests q
 JOIN verdict_runs r ON r.run_id = q.run_id
-WHERE q.phase <> 'warmup'
+WHERE q.phase = 'profiling'
   AND q.status = 'ok'
   AND coalesce(r.streaming, true)
   AND q.chunk_gaps_s IS NOT NULL
@@ -84,7 +84,7 @@ SELECT q.run_id, r.tool, q."index" AS request_index, g.value AS value,
 FROM verdict_requests q
 JOIN verdict_runs r ON r.run_id = q.run_id
 CROSS JOIN UNNEST(q.chunk_gaps_s) AS g(value)
-WHERE q.phase <> 'warmup'
+WHERE q.phase = 'profiling'
   AND q.status = 'ok'
   AND q.chunk_gaps_s IS NOT NULL
   AND g.value IS NOT NULL
@@ -104,7 +104,7 @@ SELECT q.run_id, r.tool, q."index" AS request_index, (q.e2e_s - q.ttft_s) / CAST
   coalesce(list_sort(list_intersect(r.flags, ['e2el_mean_median_may_be_swapped', 'streaming_osl_may_be_inflated', 'tpot_definition_uncertain'])), CAST([] AS VARCHAR[])) AS uncertain_flags
 FROM verdict_requests q
 JOIN verdict_runs r ON r.run_id = q.run_id
-WHERE q.phase <> 'warmup'
+WHERE q.phase = 'profiling'
   AND q.status = 'ok'
   AND q.ttft_s IS NOT NULL
   AND q.e2e_s IS NOT NULL
@@ -126,7 +126,7 @@ SELECT q.run_id, r.tool, q."index" AS request_index, q.e2e_s / CAST(q.output_tok
   coalesce(list_sort(list_intersect(r.flags, ['e2el_mean_median_may_be_swapped', 'streaming_osl_may_be_inflated'])), CAST([] AS VARCHAR[])) AS uncertain_flags
 FROM verdict_requests q
 JOIN verdict_runs r ON r.run_id = q.run_id
-WHERE q.phase <> 'warmup'
+WHERE q.phase = 'profiling'
   AND q.status = 'ok'
   AND q.e2e_s IS NOT NULL
   AND q.output_tokens IS NOT NULL
@@ -145,7 +145,7 @@ SELECT q.run_id, r.tool, q."index" AS request_index, q.e2e_s AS value,
   coalesce(list_sort(list_intersect(r.flags, ['e2el_mean_median_may_be_swapped'])), CAST([] AS VARCHAR[])) AS uncertain_flags
 FROM verdict_requests q
 JOIN verdict_runs r ON r.run_id = q.run_id
-WHERE q.phase <> 'warmup'
+WHERE q.phase = 'profiling'
   AND q.status = 'ok'
   AND q.e2e_s IS NOT NULL
   AND NOT coalesce(list_has_any(r.flags, ['e2e_ends_at_done_event']), false);
@@ -158,7 +158,7 @@ SELECT q.run_id, r.tool, q."index" AS request_index, q.queue_s AS value,
   CAST([] AS VARCHAR[]) AS uncertain_flags
 FROM verdict_requests q
 JOIN verdict_runs r ON r.run_id = q.run_id
-WHERE q.phase <> 'warmup'
+WHERE q.phase = 'profiling'
   AND q.queue_s IS NOT NULL;
 
 -- e2e_incl_client_queue: E2E latency incl. client queue, in s (registry version 1).
@@ -173,7 +173,7 @@ SELECT q.run_id, r.tool, q."index" AS request_index, q.queue_s + q.e2e_s AS valu
   coalesce(list_sort(list_intersect(r.flags, ['e2el_mean_median_may_be_swapped'])), CAST([] AS VARCHAR[])) AS uncertain_flags
 FROM verdict_requests q
 JOIN verdict_runs r ON r.run_id = q.run_id
-WHERE q.phase <> 'warmup'
+WHERE q.phase = 'profiling'
   AND q.status = 'ok'
   AND q.queue_s IS NOT NULL
   AND q.e2e_s IS NOT NULL
@@ -187,7 +187,7 @@ SELECT q.run_id, r.tool, q."index" AS request_index, CAST(q.input_tokens AS DOUB
   CAST([] AS VARCHAR[]) AS uncertain_flags
 FROM verdict_requests q
 JOIN verdict_runs r ON r.run_id = q.run_id
-WHERE q.phase <> 'warmup'
+WHERE q.phase = 'profiling'
   AND q.status = 'ok'
   AND q.input_tokens IS NOT NULL;
 
@@ -201,7 +201,7 @@ SELECT q.run_id, r.tool, q."index" AS request_index, CAST(q.output_tokens AS DOU
   coalesce(list_sort(list_intersect(r.flags, ['streaming_osl_may_be_inflated'])), CAST([] AS VARCHAR[])) AS uncertain_flags
 FROM verdict_requests q
 JOIN verdict_runs r ON r.run_id = q.run_id
-WHERE q.phase <> 'warmup'
+WHERE q.phase = 'profiling'
   AND q.status = 'ok'
   AND q.output_tokens IS NOT NULL;
 
@@ -213,7 +213,7 @@ SELECT q.run_id, r.tool, q."index" AS request_index, CAST(q.reasoning_tokens AS 
   CAST([] AS VARCHAR[]) AS uncertain_flags
 FROM verdict_requests q
 JOIN verdict_runs r ON r.run_id = q.run_id
-WHERE q.phase <> 'warmup'
+WHERE q.phase = 'profiling'
   AND q.status = 'ok'
   AND q.reasoning_tokens IS NOT NULL;
 
@@ -231,7 +231,7 @@ SELECT q.run_id, r.tool, q."index" AS request_index, (q.e2e_s - q.ttft_s) / CAST
   coalesce(list_sort(list_intersect(r.flags, ['e2el_mean_median_may_be_swapped', 'streaming_osl_may_be_inflated'])), CAST([] AS VARCHAR[])) AS uncertain_flags
 FROM verdict_requests q
 JOIN verdict_runs r ON r.run_id = q.run_id
-WHERE q.phase <> 'warmup'
+WHERE q.phase = 'profiling'
   AND q.status = 'ok'
   AND q.ttft_s IS NOT NULL
   AND q.e2e_s IS NOT NULL
@@ -253,7 +253,7 @@ SELECT q.run_id, r.tool, q."index" AS request_index, 1 / ((q.e2e_s - q.ttft_s) /
   coalesce(list_sort(list_intersect(r.flags, ['e2el_mean_median_may_be_swapped', 'streaming_osl_may_be_inflated'])), CAST([] AS VARCHAR[])) AS uncertain_flags
 FROM verdict_requests q
 JOIN verdict_runs r ON r.run_id = q.run_id
-WHERE q.phase <> 'warmup'
+WHERE q.phase = 'profiling'
   AND q.status = 'ok'
   AND coalesce(r.streaming, true)
   AND q.ttft_s IS NOT NULL
@@ -277,7 +277,7 @@ SELECT q.run_id, r.tool, q."index" AS request_index, CAST(q.output_tokens AS DOU
   coalesce(list_sort(list_intersect(r.flags, ['e2el_mean_median_may_be_swapped', 'streaming_osl_may_be_inflated'])), CAST([] AS VARCHAR[])) AS uncertain_flags
 FROM verdict_requests q
 JOIN verdict_runs r ON r.run_id = q.run_id
-WHERE q.phase <> 'warmup'
+WHERE q.phase = 'profiling'
   AND q.status = 'ok'
   AND q.output_tokens IS NOT NULL
   AND q.e2e_s IS NOT NULL
@@ -293,7 +293,7 @@ SELECT q.run_id, r.tool, q."index" AS request_index, CAST(q.input_tokens AS DOUB
   CAST([] AS VARCHAR[]) AS uncertain_flags
 FROM verdict_requests q
 JOIN verdict_runs r ON r.run_id = q.run_id
-WHERE q.phase <> 'warmup'
+WHERE q.phase = 'profiling'
   AND q.status = 'ok'
   AND coalesce(r.streaming, true)
   AND q.input_tokens IS NOT NULL
@@ -308,7 +308,7 @@ SELECT q.run_id, r.tool, q."index" AS request_index, CAST(q.input_tokens AS DOUB
   CAST([] AS VARCHAR[]) AS uncertain_flags
 FROM verdict_requests q
 JOIN verdict_runs r ON r.run_id = q.run_id
-WHERE q.phase <> 'warmup'
+WHERE q.phase = 'profiling'
   AND q.status = 'error'
   AND q.input_tokens IS NOT NULL;
 
@@ -430,7 +430,7 @@ FROM (
       AND q.e2e_s IS NOT NULL AND q.e2e_s <= 1e+01 THEN 1 END) AS good
   FROM verdict_requests q
   JOIN verdict_runs r ON r.run_id = q.run_id
-  WHERE q.phase <> 'warmup'
+  WHERE q.phase = 'profiling'
     AND NOT coalesce(list_has_any(r.flags, ['e2e_ends_at_done_event', 'itl_includes_ttft']), false)
   GROUP BY q.run_id, r.tool, r.window_kind, r.duration_s, r.flags
 ) counted;

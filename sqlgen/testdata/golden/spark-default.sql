@@ -38,7 +38,7 @@ SELECT q.run_id, r.tool, q.`index` AS request_index, q.ttft_s AS value,
   CAST(array() AS ARRAY<STRING>) AS uncertain_flags
 FROM verdict_requests q
 JOIN verdict_runs r ON r.run_id = q.run_id
-WHERE q.phase <> 'warmup'
+WHERE q.phase = 'profiling'
   AND q.status = 'ok'
   AND coalesce(r.streaming, true)
   AND q.ttft_s IS NOT NULL;
@@ -51,7 +51,7 @@ SELECT q.run_id, r.tool, q.`index` AS request_index, q.ttft_answer_s AS value,
   CAST(array() AS ARRAY<STRING>) AS uncertain_flags
 FROM verdict_requests q
 JOIN verdict_runs r ON r.run_id = q.run_id
-WHERE q.phase <> 'warmup'
+WHERE q.phase = 'profiling'
   AND q.status = 'ok'
   AND coalesce(r.streaming, true)
   AND q.ttft_answer_s IS NOT NULL;
@@ -69,7 +69,7 @@ SELECT q.run_id, r.tool, q.`index` AS request_index, element_at(q.chunk_gaps_s, 
   coalesce(array_sort(array_intersect(r.flags, array('itl_may_include_ttft'))), CAST(array() AS ARRAY<STRING>)) AS uncertain_flags
 FROM verdict_requests q
 JOIN verdict_runs r ON r.run_id = q.run_id
-WHERE q.phase <> 'warmup'
+WHERE q.phase = 'profiling'
   AND q.status = 'ok'
   AND coalesce(r.streaming, true)
   AND q.chunk_gaps_s IS NOT NULL
@@ -90,7 +90,7 @@ SELECT q.run_id, r.tool, q.`index` AS request_index, g.value AS value,
 FROM verdict_requests q
 JOIN verdict_runs r ON r.run_id = q.run_id
 LATERAL VIEW explode(q.chunk_gaps_s) g AS value
-WHERE q.phase <> 'warmup'
+WHERE q.phase = 'profiling'
   AND q.status = 'ok'
   AND q.chunk_gaps_s IS NOT NULL
   AND g.value IS NOT NULL
@@ -110,7 +110,7 @@ SELECT q.run_id, r.tool, q.`index` AS request_index, (q.e2e_s - q.ttft_s) / CAST
   coalesce(array_sort(array_intersect(r.flags, array('e2el_mean_median_may_be_swapped', 'streaming_osl_may_be_inflated', 'tpot_definition_uncertain'))), CAST(array() AS ARRAY<STRING>)) AS uncertain_flags
 FROM verdict_requests q
 JOIN verdict_runs r ON r.run_id = q.run_id
-WHERE q.phase <> 'warmup'
+WHERE q.phase = 'profiling'
   AND q.status = 'ok'
   AND q.ttft_s IS NOT NULL
   AND q.e2e_s IS NOT NULL
@@ -132,7 +132,7 @@ SELECT q.run_id, r.tool, q.`index` AS request_index, q.e2e_s / CAST(q.output_tok
   coalesce(array_sort(array_intersect(r.flags, array('e2el_mean_median_may_be_swapped', 'streaming_osl_may_be_inflated'))), CAST(array() AS ARRAY<STRING>)) AS uncertain_flags
 FROM verdict_requests q
 JOIN verdict_runs r ON r.run_id = q.run_id
-WHERE q.phase <> 'warmup'
+WHERE q.phase = 'profiling'
   AND q.status = 'ok'
   AND q.e2e_s IS NOT NULL
   AND q.output_tokens IS NOT NULL
@@ -151,7 +151,7 @@ SELECT q.run_id, r.tool, q.`index` AS request_index, q.e2e_s AS value,
   coalesce(array_sort(array_intersect(r.flags, array('e2el_mean_median_may_be_swapped'))), CAST(array() AS ARRAY<STRING>)) AS uncertain_flags
 FROM verdict_requests q
 JOIN verdict_runs r ON r.run_id = q.run_id
-WHERE q.phase <> 'warmup'
+WHERE q.phase = 'profiling'
   AND q.status = 'ok'
   AND q.e2e_s IS NOT NULL
   AND NOT coalesce(arrays_overlap(r.flags, array('e2e_ends_at_done_event')), false);
@@ -164,7 +164,7 @@ SELECT q.run_id, r.tool, q.`index` AS request_index, q.queue_s AS value,
   CAST(array() AS ARRAY<STRING>) AS uncertain_flags
 FROM verdict_requests q
 JOIN verdict_runs r ON r.run_id = q.run_id
-WHERE q.phase <> 'warmup'
+WHERE q.phase = 'profiling'
   AND q.queue_s IS NOT NULL;
 
 -- e2e_incl_client_queue: E2E latency incl. client queue, in s (registry version 1).
@@ -179,7 +179,7 @@ SELECT q.run_id, r.tool, q.`index` AS request_index, q.queue_s + q.e2e_s AS valu
   coalesce(array_sort(array_intersect(r.flags, array('e2el_mean_median_may_be_swapped'))), CAST(array() AS ARRAY<STRING>)) AS uncertain_flags
 FROM verdict_requests q
 JOIN verdict_runs r ON r.run_id = q.run_id
-WHERE q.phase <> 'warmup'
+WHERE q.phase = 'profiling'
   AND q.status = 'ok'
   AND q.queue_s IS NOT NULL
   AND q.e2e_s IS NOT NULL
@@ -193,7 +193,7 @@ SELECT q.run_id, r.tool, q.`index` AS request_index, CAST(q.input_tokens AS DOUB
   CAST(array() AS ARRAY<STRING>) AS uncertain_flags
 FROM verdict_requests q
 JOIN verdict_runs r ON r.run_id = q.run_id
-WHERE q.phase <> 'warmup'
+WHERE q.phase = 'profiling'
   AND q.status = 'ok'
   AND q.input_tokens IS NOT NULL;
 
@@ -207,7 +207,7 @@ SELECT q.run_id, r.tool, q.`index` AS request_index, CAST(q.output_tokens AS DOU
   coalesce(array_sort(array_intersect(r.flags, array('streaming_osl_may_be_inflated'))), CAST(array() AS ARRAY<STRING>)) AS uncertain_flags
 FROM verdict_requests q
 JOIN verdict_runs r ON r.run_id = q.run_id
-WHERE q.phase <> 'warmup'
+WHERE q.phase = 'profiling'
   AND q.status = 'ok'
   AND q.output_tokens IS NOT NULL;
 
@@ -219,7 +219,7 @@ SELECT q.run_id, r.tool, q.`index` AS request_index, CAST(q.reasoning_tokens AS 
   CAST(array() AS ARRAY<STRING>) AS uncertain_flags
 FROM verdict_requests q
 JOIN verdict_runs r ON r.run_id = q.run_id
-WHERE q.phase <> 'warmup'
+WHERE q.phase = 'profiling'
   AND q.status = 'ok'
   AND q.reasoning_tokens IS NOT NULL;
 
@@ -237,7 +237,7 @@ SELECT q.run_id, r.tool, q.`index` AS request_index, (q.e2e_s - q.ttft_s) / CAST
   coalesce(array_sort(array_intersect(r.flags, array('e2el_mean_median_may_be_swapped', 'streaming_osl_may_be_inflated'))), CAST(array() AS ARRAY<STRING>)) AS uncertain_flags
 FROM verdict_requests q
 JOIN verdict_runs r ON r.run_id = q.run_id
-WHERE q.phase <> 'warmup'
+WHERE q.phase = 'profiling'
   AND q.status = 'ok'
   AND q.ttft_s IS NOT NULL
   AND q.e2e_s IS NOT NULL
@@ -259,7 +259,7 @@ SELECT q.run_id, r.tool, q.`index` AS request_index, 1 / ((q.e2e_s - q.ttft_s) /
   coalesce(array_sort(array_intersect(r.flags, array('e2el_mean_median_may_be_swapped', 'streaming_osl_may_be_inflated'))), CAST(array() AS ARRAY<STRING>)) AS uncertain_flags
 FROM verdict_requests q
 JOIN verdict_runs r ON r.run_id = q.run_id
-WHERE q.phase <> 'warmup'
+WHERE q.phase = 'profiling'
   AND q.status = 'ok'
   AND coalesce(r.streaming, true)
   AND q.ttft_s IS NOT NULL
@@ -283,7 +283,7 @@ SELECT q.run_id, r.tool, q.`index` AS request_index, CAST(q.output_tokens AS DOU
   coalesce(array_sort(array_intersect(r.flags, array('e2el_mean_median_may_be_swapped', 'streaming_osl_may_be_inflated'))), CAST(array() AS ARRAY<STRING>)) AS uncertain_flags
 FROM verdict_requests q
 JOIN verdict_runs r ON r.run_id = q.run_id
-WHERE q.phase <> 'warmup'
+WHERE q.phase = 'profiling'
   AND q.status = 'ok'
   AND q.output_tokens IS NOT NULL
   AND q.e2e_s IS NOT NULL
@@ -299,7 +299,7 @@ SELECT q.run_id, r.tool, q.`index` AS request_index, CAST(q.input_tokens AS DOUB
   CAST(array() AS ARRAY<STRING>) AS uncertain_flags
 FROM verdict_requests q
 JOIN verdict_runs r ON r.run_id = q.run_id
-WHERE q.phase <> 'warmup'
+WHERE q.phase = 'profiling'
   AND q.status = 'ok'
   AND coalesce(r.streaming, true)
   AND q.input_tokens IS NOT NULL
@@ -314,7 +314,7 @@ SELECT q.run_id, r.tool, q.`index` AS request_index, CAST(q.input_tokens AS DOUB
   CAST(array() AS ARRAY<STRING>) AS uncertain_flags
 FROM verdict_requests q
 JOIN verdict_runs r ON r.run_id = q.run_id
-WHERE q.phase <> 'warmup'
+WHERE q.phase = 'profiling'
   AND q.status = 'error'
   AND q.input_tokens IS NOT NULL;
 

@@ -70,7 +70,7 @@ SELECT q.run_id, r.tool, q."index" AS request_index, q.ttft_s AS value,
   CAST(ARRAY[] AS ARRAY(VARCHAR)) AS uncertain_flags
 FROM hive.verdict.verdict_requests q
 JOIN hive.verdict.verdict_runs r ON r.run_id = q.run_id
-WHERE q.phase <> 'warmup'
+WHERE q.phase = 'profiling'
   AND q.status = 'ok'
   AND coalesce(r.streaming, true)
   AND q.ttft_s IS NOT NULL;
@@ -83,7 +83,7 @@ SELECT q.run_id, r.tool, q."index" AS request_index, q.ttft_answer_s AS value,
   CAST(ARRAY[] AS ARRAY(VARCHAR)) AS uncertain_flags
 FROM hive.verdict.verdict_requests q
 JOIN hive.verdict.verdict_runs r ON r.run_id = q.run_id
-WHERE q.phase <> 'warmup'
+WHERE q.phase = 'profiling'
   AND q.status = 'ok'
   AND coalesce(r.streaming, true)
   AND q.ttft_answer_s IS NOT NULL;
@@ -101,7 +101,7 @@ SELECT q.run_id, r.tool, q."index" AS request_index, element_at(q.chunk_gaps_s, 
   coalesce(array_sort(array_intersect(r.flags, ARRAY['itl_may_include_ttft'])), CAST(ARRAY[] AS ARRAY(VARCHAR))) AS uncertain_flags
 FROM hive.verdict.verdict_requests q
 JOIN hive.verdict.verdict_runs r ON r.run_id = q.run_id
-WHERE q.phase <> 'warmup'
+WHERE q.phase = 'profiling'
   AND q.status = 'ok'
   AND coalesce(r.streaming, true)
   AND q.chunk_gaps_s IS NOT NULL
@@ -122,7 +122,7 @@ SELECT q.run_id, r.tool, q."index" AS request_index, g.value AS value,
 FROM hive.verdict.verdict_requests q
 JOIN hive.verdict.verdict_runs r ON r.run_id = q.run_id
 CROSS JOIN UNNEST(q.chunk_gaps_s) AS g(value)
-WHERE q.phase <> 'warmup'
+WHERE q.phase = 'profiling'
   AND q.status = 'ok'
   AND q.chunk_gaps_s IS NOT NULL
   AND g.value IS NOT NULL
@@ -142,7 +142,7 @@ SELECT q.run_id, r.tool, q."index" AS request_index, (q.e2e_s - q.ttft_s) / CAST
   coalesce(array_sort(array_intersect(r.flags, ARRAY['e2el_mean_median_may_be_swapped', 'streaming_osl_may_be_inflated', 'tpot_definition_uncertain'])), CAST(ARRAY[] AS ARRAY(VARCHAR))) AS uncertain_flags
 FROM hive.verdict.verdict_requests q
 JOIN hive.verdict.verdict_runs r ON r.run_id = q.run_id
-WHERE q.phase <> 'warmup'
+WHERE q.phase = 'profiling'
   AND q.status = 'ok'
   AND q.ttft_s IS NOT NULL
   AND q.e2e_s IS NOT NULL
@@ -164,7 +164,7 @@ SELECT q.run_id, r.tool, q."index" AS request_index, q.e2e_s / CAST(q.output_tok
   coalesce(array_sort(array_intersect(r.flags, ARRAY['e2el_mean_median_may_be_swapped', 'streaming_osl_may_be_inflated'])), CAST(ARRAY[] AS ARRAY(VARCHAR))) AS uncertain_flags
 FROM hive.verdict.verdict_requests q
 JOIN hive.verdict.verdict_runs r ON r.run_id = q.run_id
-WHERE q.phase <> 'warmup'
+WHERE q.phase = 'profiling'
   AND q.status = 'ok'
   AND q.e2e_s IS NOT NULL
   AND q.output_tokens IS NOT NULL
@@ -183,7 +183,7 @@ SELECT q.run_id, r.tool, q."index" AS request_index, q.e2e_s AS value,
   coalesce(array_sort(array_intersect(r.flags, ARRAY['e2el_mean_median_may_be_swapped'])), CAST(ARRAY[] AS ARRAY(VARCHAR))) AS uncertain_flags
 FROM hive.verdict.verdict_requests q
 JOIN hive.verdict.verdict_runs r ON r.run_id = q.run_id
-WHERE q.phase <> 'warmup'
+WHERE q.phase = 'profiling'
   AND q.status = 'ok'
   AND q.e2e_s IS NOT NULL
   AND NOT coalesce(arrays_overlap(r.flags, ARRAY['e2e_ends_at_done_event']), false);
@@ -196,7 +196,7 @@ SELECT q.run_id, r.tool, q."index" AS request_index, q.queue_s AS value,
   CAST(ARRAY[] AS ARRAY(VARCHAR)) AS uncertain_flags
 FROM hive.verdict.verdict_requests q
 JOIN hive.verdict.verdict_runs r ON r.run_id = q.run_id
-WHERE q.phase <> 'warmup'
+WHERE q.phase = 'profiling'
   AND q.queue_s IS NOT NULL;
 
 -- e2e_incl_client_queue: E2E latency incl. client queue, in s (registry version 1).
@@ -211,7 +211,7 @@ SELECT q.run_id, r.tool, q."index" AS request_index, q.queue_s + q.e2e_s AS valu
   coalesce(array_sort(array_intersect(r.flags, ARRAY['e2el_mean_median_may_be_swapped'])), CAST(ARRAY[] AS ARRAY(VARCHAR))) AS uncertain_flags
 FROM hive.verdict.verdict_requests q
 JOIN hive.verdict.verdict_runs r ON r.run_id = q.run_id
-WHERE q.phase <> 'warmup'
+WHERE q.phase = 'profiling'
   AND q.status = 'ok'
   AND q.queue_s IS NOT NULL
   AND q.e2e_s IS NOT NULL
@@ -225,7 +225,7 @@ SELECT q.run_id, r.tool, q."index" AS request_index, CAST(q.input_tokens AS DOUB
   CAST(ARRAY[] AS ARRAY(VARCHAR)) AS uncertain_flags
 FROM hive.verdict.verdict_requests q
 JOIN hive.verdict.verdict_runs r ON r.run_id = q.run_id
-WHERE q.phase <> 'warmup'
+WHERE q.phase = 'profiling'
   AND q.status = 'ok'
   AND q.input_tokens IS NOT NULL;
 
@@ -239,7 +239,7 @@ SELECT q.run_id, r.tool, q."index" AS request_index, CAST(q.output_tokens AS DOU
   coalesce(array_sort(array_intersect(r.flags, ARRAY['streaming_osl_may_be_inflated'])), CAST(ARRAY[] AS ARRAY(VARCHAR))) AS uncertain_flags
 FROM hive.verdict.verdict_requests q
 JOIN hive.verdict.verdict_runs r ON r.run_id = q.run_id
-WHERE q.phase <> 'warmup'
+WHERE q.phase = 'profiling'
   AND q.status = 'ok'
   AND q.output_tokens IS NOT NULL;
 
@@ -251,7 +251,7 @@ SELECT q.run_id, r.tool, q."index" AS request_index, CAST(q.reasoning_tokens AS 
   CAST(ARRAY[] AS ARRAY(VARCHAR)) AS uncertain_flags
 FROM hive.verdict.verdict_requests q
 JOIN hive.verdict.verdict_runs r ON r.run_id = q.run_id
-WHERE q.phase <> 'warmup'
+WHERE q.phase = 'profiling'
   AND q.status = 'ok'
   AND q.reasoning_tokens IS NOT NULL;
 
@@ -269,7 +269,7 @@ SELECT q.run_id, r.tool, q."index" AS request_index, (q.e2e_s - q.ttft_s) / CAST
   coalesce(array_sort(array_intersect(r.flags, ARRAY['e2el_mean_median_may_be_swapped', 'streaming_osl_may_be_inflated'])), CAST(ARRAY[] AS ARRAY(VARCHAR))) AS uncertain_flags
 FROM hive.verdict.verdict_requests q
 JOIN hive.verdict.verdict_runs r ON r.run_id = q.run_id
-WHERE q.phase <> 'warmup'
+WHERE q.phase = 'profiling'
   AND q.status = 'ok'
   AND q.ttft_s IS NOT NULL
   AND q.e2e_s IS NOT NULL
@@ -291,7 +291,7 @@ SELECT q.run_id, r.tool, q."index" AS request_index, 1 / ((q.e2e_s - q.ttft_s) /
   coalesce(array_sort(array_intersect(r.flags, ARRAY['e2el_mean_median_may_be_swapped', 'streaming_osl_may_be_inflated'])), CAST(ARRAY[] AS ARRAY(VARCHAR))) AS uncertain_flags
 FROM hive.verdict.verdict_requests q
 JOIN hive.verdict.verdict_runs r ON r.run_id = q.run_id
-WHERE q.phase <> 'warmup'
+WHERE q.phase = 'profiling'
   AND q.status = 'ok'
   AND coalesce(r.streaming, true)
   AND q.ttft_s IS NOT NULL
@@ -315,7 +315,7 @@ SELECT q.run_id, r.tool, q."index" AS request_index, CAST(q.output_tokens AS DOU
   coalesce(array_sort(array_intersect(r.flags, ARRAY['e2el_mean_median_may_be_swapped', 'streaming_osl_may_be_inflated'])), CAST(ARRAY[] AS ARRAY(VARCHAR))) AS uncertain_flags
 FROM hive.verdict.verdict_requests q
 JOIN hive.verdict.verdict_runs r ON r.run_id = q.run_id
-WHERE q.phase <> 'warmup'
+WHERE q.phase = 'profiling'
   AND q.status = 'ok'
   AND q.output_tokens IS NOT NULL
   AND q.e2e_s IS NOT NULL
@@ -331,7 +331,7 @@ SELECT q.run_id, r.tool, q."index" AS request_index, CAST(q.input_tokens AS DOUB
   CAST(ARRAY[] AS ARRAY(VARCHAR)) AS uncertain_flags
 FROM hive.verdict.verdict_requests q
 JOIN hive.verdict.verdict_runs r ON r.run_id = q.run_id
-WHERE q.phase <> 'warmup'
+WHERE q.phase = 'profiling'
   AND q.status = 'ok'
   AND coalesce(r.streaming, true)
   AND q.input_tokens IS NOT NULL
@@ -346,7 +346,7 @@ SELECT q.run_id, r.tool, q."index" AS request_index, CAST(q.input_tokens AS DOUB
   CAST(ARRAY[] AS ARRAY(VARCHAR)) AS uncertain_flags
 FROM hive.verdict.verdict_requests q
 JOIN hive.verdict.verdict_runs r ON r.run_id = q.run_id
-WHERE q.phase <> 'warmup'
+WHERE q.phase = 'profiling'
   AND q.status = 'error'
   AND q.input_tokens IS NOT NULL;
 

@@ -1,0 +1,406 @@
+-- verdict's metric definitions as duckdb SQL: registry version 1, dataset schema version 1.
+-- Written by verdict test (verdict sql); regenerate it rather than edit it.
+-- Dataset: history (table=runs, table=requests and table=metrics, as verdict export writes them).
+--
+-- Each verdict_<definition> view holds one observation per row (per chunk gap for itl_chunk)
+-- over the definition's population, with its definition ID, unit and registry version; rows of
+-- runs whose version flags change the definition are refused (verdict_refusals lists them),
+-- and flags that leave it uncertain are listed in uncertain_flags.
+-- verdict_stats (run_id, metric_id, stat, percentile, value) holds what `verdict stats --ci 0 --metric tpot --percentiles 90 --method nearest_rank_cumulative_unmerged` prints:
+-- count, mean, population standard deviation and percentiles per run and metric, goodput under
+-- an SLO, and the tool's own statistics for runs without request rows.
+--
+-- Percentiles: GuideLLM v0.2-v0.3's, the first value at which the float64 running sum of 1/n, added
+-- once per value in ascending order with ties kept apart (numpy.cumsum), reaches p; folded here over
+-- each sorted series. It is x[ceil(n p) - 1] (DuckDB's quantile_disc, Spark's percentile_disc) except
+-- where n p is a whole number and the sum falls just below p: then it is the next value.
+
+-- The dataset's tables: every partition file of each table.
+-- hive_partitioning = false: run_id and tool come from the files, as strings, whatever the
+-- directory names look like; union_by_name merges files written by different verdict versions.
+CREATE OR REPLACE VIEW verdict_runs AS
+SELECT * FROM read_parquet('history/table=runs/**/*.parquet', hive_partitioning = false, union_by_name = true);
+CREATE OR REPLACE VIEW verdict_requests AS
+SELECT * FROM read_parquet('history/table=requests/**/*.parquet', hive_partitioning = false, union_by_name = true);
+CREATE OR REPLACE VIEW verdict_metrics AS
+SELECT * FROM read_parquet('history/table=metrics/**/*.parquet', hive_partitioning = false, union_by_name = true);
+
+-- ttft: TTFT, in s (registry version 1).
+-- request sent (after any client-side concurrency wait) -> first streamed chunk carrying output (answer or reasoning); over successful streamed requests.
+CREATE OR REPLACE VIEW verdict_ttft AS
+SELECT q.run_id, r.tool, q."index" AS request_index, q.ttft_s AS value,
+  'ttft' AS definition_id, 's' AS unit, 1 AS registry_version,
+  CAST([] AS VARCHAR[]) AS uncertain_flags
+FROM verdict_requests q
+JOIN verdict_runs r ON r.run_id = q.run_id
+WHERE q.phase = 'profiling'
+  AND q.status = 'ok'
+  AND coalesce(r.streaming, true)
+  AND q.ttft_s IS NOT NULL;
+
+-- ttft_answer: TTFT (answer), in s (registry version 1).
+-- request sent (after any client-side concurrency wait) -> first streamed chunk carrying answer content (reasoning excluded); over successful streamed requests with answer content.
+CREATE OR REPLACE VIEW verdict_ttft_answer AS
+SELECT q.run_id, r.tool, q."index" AS request_index, q.ttft_answer_s AS value,
+  'ttft_answer' AS definition_id, 's' AS unit, 1 AS registry_version,
+  CAST([] AS VARCHAR[]) AS uncertain_flags
+FROM verdict_requests q
+JOIN verdict_runs r ON r.run_id = q.run_id
+WHERE q.phase = 'profiling'
+  AND q.status = 'ok'
+  AND coalesce(r.streaming, true)
+  AND q.ttft_answer_s IS NOT NULL;
+
+-- ttst: TTST, in s (registry version 1).
+-- first streamed chunk carrying output -> second streamed chunk carrying output; over successful streamed requests with at least two chunks.
+-- As SQL: the first chunk gap: first to second chunk carrying output.
+-- Refused: runs flagged itl_includes_ttft.
+-- Marked in uncertain_flags: itl_may_include_ttft.
+--   itl_includes_ttft: the first chunk gap is the TTFT (vLLM openai-completions 2024-06-28..2024-08-09)
+--   itl_may_include_ttft: the first chunk gap may be the TTFT (vLLM 2024-06-28..2024-08-09)
+CREATE OR REPLACE VIEW verdict_ttst AS
+SELECT q.run_id, r.tool, q."index" AS request_index, list_extract(q.chunk_gaps_s, 1) AS value,
+  'ttst' AS definition_id, 's' AS unit, 1 AS registry_version,
+  coalesce(list_sort(list_intersect(r.flags, ['itl_may_include_ttft'])), CAST([] AS VARCHAR[])) AS uncertain_flags
+FROM verdict_requests q
+JOIN verdict_runs r ON r.run_id = q.run_id
+WHERE q.phase = 'profiling'
+  AND q.status = 'ok'
+  AND coalesce(r.streaming, true)
+  AND q.chunk_gaps_s IS NOT NULL
+  AND len(q.chunk_gaps_s) >= 1
+  AND NOT coalesce(list_has_any(r.flags, ['itl_includes_ttft']), false);
+
+-- itl_chunk: ITL (per chunk), in s (registry version 1).
+-- a streamed chunk carrying output -> the next streamed chunk carrying output of the same request; over gaps between consecutive chunks of successful requests, pooled over requests (long requests weigh more).
+-- As SQL: one row per chunk gap, pooled over the run's requests.
+-- Refused: runs flagged itl_includes_ttft.
+-- Marked in uncertain_flags: itl_may_include_ttft.
+--   itl_includes_ttft: the first chunk gap is the TTFT (vLLM openai-completions 2024-06-28..2024-08-09)
+--   itl_may_include_ttft: the first chunk gap may be the TTFT (vLLM 2024-06-28..2024-08-09)
+CREATE OR REPLACE VIEW verdict_itl_chunk AS
+SELECT q.run_id, r.tool, q."index" AS request_index, g.value AS value,
+  'itl_chunk' AS definition_id, 's' AS unit, 1 AS registry_version,
+  coalesce(list_sort(list_intersect(r.flags, ['itl_may_include_ttft'])), CAST([] AS VARCHAR[])) AS uncertain_flags
+FROM verdict_requests q
+JOIN verdict_runs r ON r.run_id = q.run_id
+CROSS JOIN UNNEST(q.chunk_gaps_s) AS g(value)
+WHERE q.phase = 'profiling'
+  AND q.status = 'ok'
+  AND q.chunk_gaps_s IS NOT NULL
+  AND g.value IS NOT NULL
+  AND NOT coalesce(list_has_any(r.flags, ['itl_includes_ttft']), false);
+
+-- tpot: TPOT, in s (registry version 1).
+-- first streamed chunk carrying output (answer or reasoning) -> last streamed chunk carrying output, or the complete response when not streaming; (e2e - ttft) / (output_tokens - 1); over successful requests with output_tokens > 1.
+-- Refused: runs flagged e2e_ends_at_done_event.
+-- Marked in uncertain_flags: e2el_mean_median_may_be_swapped, streaming_osl_may_be_inflated, tpot_definition_uncertain.
+--   e2e_ends_at_done_event: E2E ends when [DONE] arrived, not at the last chunk (vLLM before 2025-01-21)
+--   e2el_mean_median_may_be_swapped: mean and median E2E may be swapped (vLLM 2024-08-29..2024-11-04)
+--   streaming_osl_may_be_inflated: output lengths may be about 5x too large (GenAI-Perf 0.0.8-0.0.9, perf_analyzer#298)
+--   tpot_definition_uncertain: TPOT may include the TTFT (vLLM before 2024-03-27)
+CREATE OR REPLACE VIEW verdict_tpot AS
+SELECT q.run_id, r.tool, q."index" AS request_index, (q.e2e_s - q.ttft_s) / CAST(q.output_tokens - 1 AS DOUBLE) AS value,
+  'tpot' AS definition_id, 's' AS unit, 1 AS registry_version,
+  coalesce(list_sort(list_intersect(r.flags, ['e2el_mean_median_may_be_swapped', 'streaming_osl_may_be_inflated', 'tpot_definition_uncertain'])), CAST([] AS VARCHAR[])) AS uncertain_flags
+FROM verdict_requests q
+JOIN verdict_runs r ON r.run_id = q.run_id
+WHERE q.phase = 'profiling'
+  AND q.status = 'ok'
+  AND q.ttft_s IS NOT NULL
+  AND q.e2e_s IS NOT NULL
+  AND q.output_tokens IS NOT NULL
+  AND q.output_tokens > 1
+  AND NOT coalesce(list_has_any(r.flags, ['e2e_ends_at_done_event']), false);
+
+-- tpot_incl_ttft: TPOT including TTFT, in s (registry version 1).
+-- request sent (after any client-side concurrency wait) -> last output token; (t_last_token - t_sent) / output_tokens; over successful requests with output_tokens > 0.
+-- As SQL: e2e_s runs from the request sent to the last output.
+-- Refused: runs flagged e2e_ends_at_done_event.
+-- Marked in uncertain_flags: e2el_mean_median_may_be_swapped, streaming_osl_may_be_inflated.
+--   e2e_ends_at_done_event: E2E ends when [DONE] arrived, not at the last chunk (vLLM before 2025-01-21)
+--   e2el_mean_median_may_be_swapped: mean and median E2E may be swapped (vLLM 2024-08-29..2024-11-04)
+--   streaming_osl_may_be_inflated: output lengths may be about 5x too large (GenAI-Perf 0.0.8-0.0.9, perf_analyzer#298)
+CREATE OR REPLACE VIEW verdict_tpot_incl_ttft AS
+SELECT q.run_id, r.tool, q."index" AS request_index, q.e2e_s / CAST(q.output_tokens AS DOUBLE) AS value,
+  'tpot_incl_ttft' AS definition_id, 's' AS unit, 1 AS registry_version,
+  coalesce(list_sort(list_intersect(r.flags, ['e2el_mean_median_may_be_swapped', 'streaming_osl_may_be_inflated'])), CAST([] AS VARCHAR[])) AS uncertain_flags
+FROM verdict_requests q
+JOIN verdict_runs r ON r.run_id = q.run_id
+WHERE q.phase = 'profiling'
+  AND q.status = 'ok'
+  AND q.e2e_s IS NOT NULL
+  AND q.output_tokens IS NOT NULL
+  AND q.output_tokens > 0
+  AND NOT coalesce(list_has_any(r.flags, ['e2e_ends_at_done_event']), false);
+
+-- e2e: E2E latency, in s (registry version 1).
+-- request sent (after any client-side concurrency wait) -> last streamed chunk carrying output, or the complete response when not streaming; over successful requests.
+-- Refused: runs flagged e2e_ends_at_done_event.
+-- Marked in uncertain_flags: e2el_mean_median_may_be_swapped.
+--   e2e_ends_at_done_event: E2E ends when [DONE] arrived, not at the last chunk (vLLM before 2025-01-21)
+--   e2el_mean_median_may_be_swapped: mean and median E2E may be swapped (vLLM 2024-08-29..2024-11-04)
+CREATE OR REPLACE VIEW verdict_e2e AS
+SELECT q.run_id, r.tool, q."index" AS request_index, q.e2e_s AS value,
+  'e2e' AS definition_id, 's' AS unit, 1 AS registry_version,
+  coalesce(list_sort(list_intersect(r.flags, ['e2el_mean_median_may_be_swapped'])), CAST([] AS VARCHAR[])) AS uncertain_flags
+FROM verdict_requests q
+JOIN verdict_runs r ON r.run_id = q.run_id
+WHERE q.phase = 'profiling'
+  AND q.status = 'ok'
+  AND q.e2e_s IS NOT NULL
+  AND NOT coalesce(list_has_any(r.flags, ['e2e_ends_at_done_event']), false);
+
+-- client_queue: Client queue time, in s (registry version 1).
+-- request ready to send under the arrival schedule -> request sent (after any client-side concurrency wait); over all requests.
+CREATE OR REPLACE VIEW verdict_client_queue AS
+SELECT q.run_id, r.tool, q."index" AS request_index, q.queue_s AS value,
+  'client_queue' AS definition_id, 's' AS unit, 1 AS registry_version,
+  CAST([] AS VARCHAR[]) AS uncertain_flags
+FROM verdict_requests q
+JOIN verdict_runs r ON r.run_id = q.run_id
+WHERE q.phase = 'profiling'
+  AND q.queue_s IS NOT NULL;
+
+-- e2e_incl_client_queue: E2E latency incl. client queue, in s (registry version 1).
+-- request ready to send under the arrival schedule -> last streamed chunk carrying output, or the complete response when not streaming; over successful requests.
+-- Refused: runs flagged e2e_ends_at_done_event.
+-- Marked in uncertain_flags: e2el_mean_median_may_be_swapped.
+--   e2e_ends_at_done_event: E2E ends when [DONE] arrived, not at the last chunk (vLLM before 2025-01-21)
+--   e2el_mean_median_may_be_swapped: mean and median E2E may be swapped (vLLM 2024-08-29..2024-11-04)
+CREATE OR REPLACE VIEW verdict_e2e_incl_client_queue AS
+SELECT q.run_id, r.tool, q."index" AS request_index, q.queue_s + q.e2e_s AS value,
+  'e2e_incl_client_queue' AS definition_id, 's' AS unit, 1 AS registry_version,
+  coalesce(list_sort(list_intersect(r.flags, ['e2el_mean_median_may_be_swapped'])), CAST([] AS VARCHAR[])) AS uncertain_flags
+FROM verdict_requests q
+JOIN verdict_runs r ON r.run_id = q.run_id
+WHERE q.phase = 'profiling'
+  AND q.status = 'ok'
+  AND q.queue_s IS NOT NULL
+  AND q.e2e_s IS NOT NULL
+  AND NOT coalesce(list_has_any(r.flags, ['e2e_ends_at_done_event']), false);
+
+-- input_tokens: Input tokens, in tokens (registry version 1).
+-- Prompt tokens per request. The count's source (client tokenizer with or without template, or server usage) is recorded per run.; over successful requests.
+CREATE OR REPLACE VIEW verdict_input_tokens AS
+SELECT q.run_id, r.tool, q."index" AS request_index, CAST(q.input_tokens AS DOUBLE) AS value,
+  'input_tokens' AS definition_id, 'tokens' AS unit, 1 AS registry_version,
+  CAST([] AS VARCHAR[]) AS uncertain_flags
+FROM verdict_requests q
+JOIN verdict_runs r ON r.run_id = q.run_id
+WHERE q.phase = 'profiling'
+  AND q.status = 'ok'
+  AND q.input_tokens IS NOT NULL;
+
+-- output_tokens: Output tokens, in tokens (registry version 1).
+-- Generated tokens per request, reasoning included when the server counts it. The count's source is recorded per run.; over successful requests.
+-- Marked in uncertain_flags: streaming_osl_may_be_inflated.
+--   streaming_osl_may_be_inflated: output lengths may be about 5x too large (GenAI-Perf 0.0.8-0.0.9, perf_analyzer#298)
+CREATE OR REPLACE VIEW verdict_output_tokens AS
+SELECT q.run_id, r.tool, q."index" AS request_index, CAST(q.output_tokens AS DOUBLE) AS value,
+  'output_tokens' AS definition_id, 'tokens' AS unit, 1 AS registry_version,
+  coalesce(list_sort(list_intersect(r.flags, ['streaming_osl_may_be_inflated'])), CAST([] AS VARCHAR[])) AS uncertain_flags
+FROM verdict_requests q
+JOIN verdict_runs r ON r.run_id = q.run_id
+WHERE q.phase = 'profiling'
+  AND q.status = 'ok'
+  AND q.output_tokens IS NOT NULL;
+
+-- reasoning_tokens: Reasoning tokens, in tokens (registry version 1).
+-- Tokens of server-split reasoning_content per request.; over successful requests.
+CREATE OR REPLACE VIEW verdict_reasoning_tokens AS
+SELECT q.run_id, r.tool, q."index" AS request_index, CAST(q.reasoning_tokens AS DOUBLE) AS value,
+  'reasoning_tokens' AS definition_id, 'tokens' AS unit, 1 AS registry_version,
+  CAST([] AS VARCHAR[]) AS uncertain_flags
+FROM verdict_requests q
+JOIN verdict_runs r ON r.run_id = q.run_id
+WHERE q.phase = 'profiling'
+  AND q.status = 'ok'
+  AND q.reasoning_tokens IS NOT NULL;
+
+-- decode_time_per_output_token: Decode time per output token, in s (registry version 1).
+-- first streamed chunk carrying output (answer or reasoning) -> last streamed chunk carrying output, or the complete response when not streaming; (t_last_token - t_first_token) / output_tokens; over successful requests with output_tokens > 0.
+-- As SQL: e2e_s - ttft_s is the first to the last output token.
+-- Refused: runs flagged e2e_ends_at_done_event.
+-- Marked in uncertain_flags: e2el_mean_median_may_be_swapped, streaming_osl_may_be_inflated.
+--   e2e_ends_at_done_event: E2E ends when [DONE] arrived, not at the last chunk (vLLM before 2025-01-21)
+--   e2el_mean_median_may_be_swapped: mean and median E2E may be swapped (vLLM 2024-08-29..2024-11-04)
+--   streaming_osl_may_be_inflated: output lengths may be about 5x too large (GenAI-Perf 0.0.8-0.0.9, perf_analyzer#298)
+CREATE OR REPLACE VIEW verdict_decode_time_per_output_token AS
+SELECT q.run_id, r.tool, q."index" AS request_index, (q.e2e_s - q.ttft_s) / CAST(q.output_tokens AS DOUBLE) AS value,
+  'decode_time_per_output_token' AS definition_id, 's' AS unit, 1 AS registry_version,
+  coalesce(list_sort(list_intersect(r.flags, ['e2el_mean_median_may_be_swapped', 'streaming_osl_may_be_inflated'])), CAST([] AS VARCHAR[])) AS uncertain_flags
+FROM verdict_requests q
+JOIN verdict_runs r ON r.run_id = q.run_id
+WHERE q.phase = 'profiling'
+  AND q.status = 'ok'
+  AND q.ttft_s IS NOT NULL
+  AND q.e2e_s IS NOT NULL
+  AND q.output_tokens IS NOT NULL
+  AND q.output_tokens > 0
+  AND NOT coalesce(list_has_any(r.flags, ['e2e_ends_at_done_event']), false);
+
+-- output_token_rate_per_user: Output token rate per user, in tokens/s/user (registry version 1).
+-- 1 / tpot, per request; over successful streamed requests with output_tokens > 1.
+-- As SQL: 1 / tpot; a request whose TPOT is 0 has no finite rate and is left out.
+-- Refused: runs flagged e2e_ends_at_done_event.
+-- Marked in uncertain_flags: e2el_mean_median_may_be_swapped, streaming_osl_may_be_inflated.
+--   e2e_ends_at_done_event: E2E ends when [DONE] arrived, not at the last chunk (vLLM before 2025-01-21)
+--   e2el_mean_median_may_be_swapped: mean and median E2E may be swapped (vLLM 2024-08-29..2024-11-04)
+--   streaming_osl_may_be_inflated: output lengths may be about 5x too large (GenAI-Perf 0.0.8-0.0.9, perf_analyzer#298)
+CREATE OR REPLACE VIEW verdict_output_token_rate_per_user AS
+SELECT q.run_id, r.tool, q."index" AS request_index, 1 / ((q.e2e_s - q.ttft_s) / CAST(q.output_tokens - 1 AS DOUBLE)) AS value,
+  'output_token_rate_per_user' AS definition_id, 'tokens/s/user' AS unit, 1 AS registry_version,
+  coalesce(list_sort(list_intersect(r.flags, ['e2el_mean_median_may_be_swapped', 'streaming_osl_may_be_inflated'])), CAST([] AS VARCHAR[])) AS uncertain_flags
+FROM verdict_requests q
+JOIN verdict_runs r ON r.run_id = q.run_id
+WHERE q.phase = 'profiling'
+  AND q.status = 'ok'
+  AND coalesce(r.streaming, true)
+  AND q.ttft_s IS NOT NULL
+  AND q.e2e_s IS NOT NULL
+  AND q.output_tokens IS NOT NULL
+  AND q.output_tokens > 1
+  AND q.e2e_s > q.ttft_s
+  AND NOT coalesce(list_has_any(r.flags, ['e2e_ends_at_done_event']), false);
+
+-- e2e_output_token_rate: E2E output token rate, in tokens/s/user (registry version 1).
+-- output_tokens / e2e, per request; over successful requests.
+-- As SQL: a request with e2e 0 has no finite rate and is left out.
+-- Refused: runs flagged e2e_ends_at_done_event.
+-- Marked in uncertain_flags: e2el_mean_median_may_be_swapped, streaming_osl_may_be_inflated.
+--   e2e_ends_at_done_event: E2E ends when [DONE] arrived, not at the last chunk (vLLM before 2025-01-21)
+--   e2el_mean_median_may_be_swapped: mean and median E2E may be swapped (vLLM 2024-08-29..2024-11-04)
+--   streaming_osl_may_be_inflated: output lengths may be about 5x too large (GenAI-Perf 0.0.8-0.0.9, perf_analyzer#298)
+CREATE OR REPLACE VIEW verdict_e2e_output_token_rate AS
+SELECT q.run_id, r.tool, q."index" AS request_index, CAST(q.output_tokens AS DOUBLE) / q.e2e_s AS value,
+  'e2e_output_token_rate' AS definition_id, 'tokens/s/user' AS unit, 1 AS registry_version,
+  coalesce(list_sort(list_intersect(r.flags, ['e2el_mean_median_may_be_swapped', 'streaming_osl_may_be_inflated'])), CAST([] AS VARCHAR[])) AS uncertain_flags
+FROM verdict_requests q
+JOIN verdict_runs r ON r.run_id = q.run_id
+WHERE q.phase = 'profiling'
+  AND q.status = 'ok'
+  AND q.output_tokens IS NOT NULL
+  AND q.e2e_s IS NOT NULL
+  AND q.e2e_s > 0
+  AND NOT coalesce(list_has_any(r.flags, ['e2e_ends_at_done_event']), false);
+
+-- prefill_rate_per_user: Prefill rate per user, in tokens/s/user (registry version 1).
+-- input_tokens / ttft, per request; over successful streamed requests.
+-- As SQL: a request with TTFT 0 has no finite rate and is left out.
+CREATE OR REPLACE VIEW verdict_prefill_rate_per_user AS
+SELECT q.run_id, r.tool, q."index" AS request_index, CAST(q.input_tokens AS DOUBLE) / q.ttft_s AS value,
+  'prefill_rate_per_user' AS definition_id, 'tokens/s/user' AS unit, 1 AS registry_version,
+  CAST([] AS VARCHAR[]) AS uncertain_flags
+FROM verdict_requests q
+JOIN verdict_runs r ON r.run_id = q.run_id
+WHERE q.phase = 'profiling'
+  AND q.status = 'ok'
+  AND coalesce(r.streaming, true)
+  AND q.input_tokens IS NOT NULL
+  AND q.ttft_s IS NOT NULL
+  AND q.ttft_s > 0;
+
+-- input_tokens_failed: Input tokens (failed requests), in tokens (registry version 1).
+-- Prompt tokens of each failed request (AIPerf error_isl).; over failed requests.
+CREATE OR REPLACE VIEW verdict_input_tokens_failed AS
+SELECT q.run_id, r.tool, q."index" AS request_index, CAST(q.input_tokens AS DOUBLE) AS value,
+  'input_tokens_failed' AS definition_id, 'tokens' AS unit, 1 AS registry_version,
+  CAST([] AS VARCHAR[]) AS uncertain_flags
+FROM verdict_requests q
+JOIN verdict_runs r ON r.run_id = q.run_id
+WHERE q.phase = 'profiling'
+  AND q.status = 'error'
+  AND q.input_tokens IS NOT NULL;
+
+-- Runs whose version flags change a definition: the definition's view has no rows of them.
+CREATE OR REPLACE VIEW verdict_refusals AS
+SELECT r.run_id, r.tool, 'ttst' AS definition_id, list_sort(list_intersect(r.flags, ['itl_includes_ttft'])) AS flags, 1 AS registry_version
+FROM verdict_runs r
+WHERE coalesce(list_has_any(r.flags, ['itl_includes_ttft']), false)
+UNION ALL
+SELECT r.run_id, r.tool, 'itl_chunk' AS definition_id, list_sort(list_intersect(r.flags, ['itl_includes_ttft'])) AS flags, 1 AS registry_version
+FROM verdict_runs r
+WHERE coalesce(list_has_any(r.flags, ['itl_includes_ttft']), false)
+UNION ALL
+SELECT r.run_id, r.tool, 'tpot' AS definition_id, list_sort(list_intersect(r.flags, ['e2e_ends_at_done_event'])) AS flags, 1 AS registry_version
+FROM verdict_runs r
+WHERE coalesce(list_has_any(r.flags, ['e2e_ends_at_done_event']), false)
+UNION ALL
+SELECT r.run_id, r.tool, 'tpot_incl_ttft' AS definition_id, list_sort(list_intersect(r.flags, ['e2e_ends_at_done_event'])) AS flags, 1 AS registry_version
+FROM verdict_runs r
+WHERE coalesce(list_has_any(r.flags, ['e2e_ends_at_done_event']), false)
+UNION ALL
+SELECT r.run_id, r.tool, 'e2e' AS definition_id, list_sort(list_intersect(r.flags, ['e2e_ends_at_done_event'])) AS flags, 1 AS registry_version
+FROM verdict_runs r
+WHERE coalesce(list_has_any(r.flags, ['e2e_ends_at_done_event']), false)
+UNION ALL
+SELECT r.run_id, r.tool, 'e2e_incl_client_queue' AS definition_id, list_sort(list_intersect(r.flags, ['e2e_ends_at_done_event'])) AS flags, 1 AS registry_version
+FROM verdict_runs r
+WHERE coalesce(list_has_any(r.flags, ['e2e_ends_at_done_event']), false)
+UNION ALL
+SELECT r.run_id, r.tool, 'decode_time_per_output_token' AS definition_id, list_sort(list_intersect(r.flags, ['e2e_ends_at_done_event'])) AS flags, 1 AS registry_version
+FROM verdict_runs r
+WHERE coalesce(list_has_any(r.flags, ['e2e_ends_at_done_event']), false)
+UNION ALL
+SELECT r.run_id, r.tool, 'output_token_rate_per_user' AS definition_id, list_sort(list_intersect(r.flags, ['e2e_ends_at_done_event'])) AS flags, 1 AS registry_version
+FROM verdict_runs r
+WHERE coalesce(list_has_any(r.flags, ['e2e_ends_at_done_event']), false)
+UNION ALL
+SELECT r.run_id, r.tool, 'e2e_output_token_rate' AS definition_id, list_sort(list_intersect(r.flags, ['e2e_ends_at_done_event'])) AS flags, 1 AS registry_version
+FROM verdict_runs r
+WHERE coalesce(list_has_any(r.flags, ['e2e_ends_at_done_event']), false);
+
+-- The observations verdict_stats summarises: tpot.
+CREATE OR REPLACE VIEW verdict_observations AS
+SELECT run_id, definition_id AS metric_id, value FROM verdict_tpot;
+
+-- Observations per run and metric (verdict stats' n).
+CREATE OR REPLACE VIEW verdict_stat_count AS
+SELECT run_id, metric_id, 'count' AS stat, CAST(NULL AS DOUBLE) AS percentile, CAST(count(*) AS DOUBLE) AS value
+FROM verdict_observations
+GROUP BY run_id, metric_id;
+
+-- Means.
+CREATE OR REPLACE VIEW verdict_stat_mean AS
+SELECT run_id, metric_id, 'mean' AS stat, CAST(NULL AS DOUBLE) AS percentile, favg(value) AS value
+FROM verdict_observations
+GROUP BY run_id, metric_id;
+
+-- Population standard deviations (ddof 0, numpy's default), in two passes as verdict computes
+-- them: the mean of the squared deviations from the mean, whose rounding error does not grow with
+-- the mean's size as stddev_pop's one-pass update can.
+CREATE OR REPLACE VIEW verdict_stat_std AS
+SELECT o.run_id, o.metric_id, 'std' AS stat, CAST(NULL AS DOUBLE) AS percentile, sqrt(favg((o.value - m.value) * (o.value - m.value))) AS value
+FROM verdict_observations o
+JOIN verdict_stat_mean m ON m.run_id = o.run_id AND m.metric_id = o.metric_id
+GROUP BY o.run_id, o.metric_id;
+
+-- Percentiles, method nearest_rank_cumulative_unmerged (see the note at the top).
+CREATE OR REPLACE VIEW verdict_stat_percentile AS
+SELECT run_id, metric_id, 'p' AS stat, percentile, coalesce(list_reduce(x, lambda acc, e: CASE WHEN acc.v IS NOT NULL THEN acc ELSE {'cum': acc.cum + CAST(e.c AS DOUBLE) / acc.n, 'v': CASE WHEN acc.cum + CAST(e.c AS DOUBLE) / acc.n >= acc.p THEN e.value END, 'n': acc.n, 'p': acc.p} END, {'cum': CAST(0 AS DOUBLE), 'v': CAST(NULL AS DOUBLE), 'n': CAST(n AS DOUBLE), 'p': p}).v, top) AS value
+FROM (
+  SELECT run_id, metric_id, sum(c) AS n, max(value) AS top, list({'value': value, 'c': c} ORDER BY value) AS x
+  FROM (SELECT run_id, metric_id, value, 1 AS c FROM verdict_observations) v
+  GROUP BY run_id, metric_id
+) s
+CROSS JOIN (VALUES (9e+01, 9e-01)) AS c(percentile, p);
+
+-- What verdict stats --ci 0 --metric tpot --percentiles 90 --method nearest_rank_cumulative_unmerged prints, one row per number:
+--   SELECT * FROM verdict_stats ORDER BY run_id, metric_id, stat, percentile;
+-- A run without request rows shows the statistics its tool reported, as verdict stats does.
+CREATE OR REPLACE VIEW verdict_stats AS
+SELECT run_id, metric_id AS metric_id, stat AS stat, percentile AS percentile, value AS value, 'computed' AS source, 1 AS registry_version FROM verdict_stat_count
+UNION ALL
+SELECT run_id, metric_id AS metric_id, stat AS stat, percentile AS percentile, value AS value, 'computed' AS source, 1 AS registry_version FROM verdict_stat_mean
+UNION ALL
+SELECT run_id, metric_id AS metric_id, stat AS stat, percentile AS percentile, value AS value, 'computed' AS source, 1 AS registry_version FROM verdict_stat_std
+UNION ALL
+SELECT run_id, metric_id AS metric_id, stat AS stat, percentile AS percentile, value AS value, 'computed' AS source, 1 AS registry_version FROM verdict_stat_percentile
+UNION ALL
+SELECT m.run_id, m.metric_id, m.stat, m.percentile, m.value, 'reported' AS source, 1 AS registry_version
+FROM verdict_metrics m
+JOIN verdict_runs r ON r.run_id = m.run_id
+WHERE m.source = 'reported'
+  AND m.run_id NOT IN (SELECT run_id FROM verdict_requests)
+  AND m.metric_id IN ('tpot');
