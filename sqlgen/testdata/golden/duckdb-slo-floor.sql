@@ -96,7 +96,7 @@ WHERE q.phase = 'profiling'
 -- Marked in uncertain_flags: e2el_mean_median_may_be_swapped, streaming_osl_may_be_inflated, tpot_definition_uncertain.
 --   e2e_ends_at_done_event: E2E ends when [DONE] arrived, not at the last chunk (vLLM before 2025-01-21)
 --   e2el_mean_median_may_be_swapped: mean and median E2E may be swapped (vLLM 2024-08-29..2024-11-04)
---   streaming_osl_may_be_inflated: output lengths may be about 5x too large (GenAI-Perf 0.0.8-0.0.9, perf_analyzer#298)
+--   streaming_osl_may_be_inflated: output lengths may be about 5x the requested ones, miscounted (GenAI-Perf 0.0.8-0.0.9, perf_analyzer#298)
 --   tpot_definition_uncertain: TPOT may include the TTFT (vLLM before 2024-03-27)
 CREATE OR REPLACE VIEW verdict_tpot AS
 SELECT q.run_id, r.tool, q."index" AS request_index, (q.e2e_s - q.ttft_s) / CAST(q.output_tokens - 1 AS DOUBLE) AS value,
@@ -116,14 +116,15 @@ WHERE q.phase = 'profiling'
 -- request sent (after any client-side concurrency wait) -> last output token; (t_last_token - t_sent) / output_tokens; over successful requests with output_tokens > 0.
 -- As SQL: e2e_s runs from the request sent to the last output.
 -- Refused: runs flagged e2e_ends_at_done_event.
--- Marked in uncertain_flags: e2el_mean_median_may_be_swapped, streaming_osl_may_be_inflated.
+-- Marked in uncertain_flags: e2el_mean_median_may_be_swapped, llmperf_itl_divisor_uncertain, streaming_osl_may_be_inflated.
 --   e2e_ends_at_done_event: E2E ends when [DONE] arrived, not at the last chunk (vLLM before 2025-01-21)
 --   e2el_mean_median_may_be_swapped: mean and median E2E may be swapped (vLLM 2024-08-29..2024-11-04)
---   streaming_osl_may_be_inflated: output lengths may be about 5x too large (GenAI-Perf 0.0.8-0.0.9, perf_analyzer#298)
+--   llmperf_itl_divisor_uncertain: LLMPerf's ITL is over tokenizer tokens or streamed chunks, and the file cannot tell which (its code date is unknown)
+--   streaming_osl_may_be_inflated: output lengths may be about 5x the requested ones, miscounted (GenAI-Perf 0.0.8-0.0.9, perf_analyzer#298)
 CREATE OR REPLACE VIEW verdict_tpot_incl_ttft AS
 SELECT q.run_id, r.tool, q."index" AS request_index, q.e2e_s / CAST(q.output_tokens AS DOUBLE) AS value,
   'tpot_incl_ttft' AS definition_id, 's' AS unit, 1 AS registry_version,
-  coalesce(list_sort(list_intersect(r.flags, ['e2el_mean_median_may_be_swapped', 'streaming_osl_may_be_inflated'])), CAST([] AS VARCHAR[])) AS uncertain_flags
+  coalesce(list_sort(list_intersect(r.flags, ['e2el_mean_median_may_be_swapped', 'llmperf_itl_divisor_uncertain', 'streaming_osl_may_be_inflated'])), CAST([] AS VARCHAR[])) AS uncertain_flags
 FROM verdict_requests q
 JOIN verdict_runs r ON r.run_id = q.run_id
 WHERE q.phase = 'profiling'
@@ -194,7 +195,7 @@ WHERE q.phase = 'profiling'
 -- output_tokens: Output tokens, in tokens (registry version 1).
 -- Generated tokens per request, reasoning included when the server counts it. The count's source is recorded per run.; over successful requests.
 -- Marked in uncertain_flags: streaming_osl_may_be_inflated.
---   streaming_osl_may_be_inflated: output lengths may be about 5x too large (GenAI-Perf 0.0.8-0.0.9, perf_analyzer#298)
+--   streaming_osl_may_be_inflated: output lengths may be about 5x the requested ones, miscounted (GenAI-Perf 0.0.8-0.0.9, perf_analyzer#298)
 CREATE OR REPLACE VIEW verdict_output_tokens AS
 SELECT q.run_id, r.tool, q."index" AS request_index, CAST(q.output_tokens AS DOUBLE) AS value,
   'output_tokens' AS definition_id, 'tokens' AS unit, 1 AS registry_version,
@@ -224,7 +225,7 @@ WHERE q.phase = 'profiling'
 -- Marked in uncertain_flags: e2el_mean_median_may_be_swapped, streaming_osl_may_be_inflated.
 --   e2e_ends_at_done_event: E2E ends when [DONE] arrived, not at the last chunk (vLLM before 2025-01-21)
 --   e2el_mean_median_may_be_swapped: mean and median E2E may be swapped (vLLM 2024-08-29..2024-11-04)
---   streaming_osl_may_be_inflated: output lengths may be about 5x too large (GenAI-Perf 0.0.8-0.0.9, perf_analyzer#298)
+--   streaming_osl_may_be_inflated: output lengths may be about 5x the requested ones, miscounted (GenAI-Perf 0.0.8-0.0.9, perf_analyzer#298)
 CREATE OR REPLACE VIEW verdict_decode_time_per_output_token AS
 SELECT q.run_id, r.tool, q."index" AS request_index, (q.e2e_s - q.ttft_s) / CAST(q.output_tokens AS DOUBLE) AS value,
   'decode_time_per_output_token' AS definition_id, 's' AS unit, 1 AS registry_version,
@@ -246,7 +247,7 @@ WHERE q.phase = 'profiling'
 -- Marked in uncertain_flags: e2el_mean_median_may_be_swapped, streaming_osl_may_be_inflated.
 --   e2e_ends_at_done_event: E2E ends when [DONE] arrived, not at the last chunk (vLLM before 2025-01-21)
 --   e2el_mean_median_may_be_swapped: mean and median E2E may be swapped (vLLM 2024-08-29..2024-11-04)
---   streaming_osl_may_be_inflated: output lengths may be about 5x too large (GenAI-Perf 0.0.8-0.0.9, perf_analyzer#298)
+--   streaming_osl_may_be_inflated: output lengths may be about 5x the requested ones, miscounted (GenAI-Perf 0.0.8-0.0.9, perf_analyzer#298)
 CREATE OR REPLACE VIEW verdict_output_token_rate_per_user AS
 SELECT q.run_id, r.tool, q."index" AS request_index, 1 / ((q.e2e_s - q.ttft_s) / CAST(q.output_tokens - 1 AS DOUBLE)) AS value,
   'output_token_rate_per_user' AS definition_id, 'tokens/s/user' AS unit, 1 AS registry_version,
@@ -267,14 +268,15 @@ WHERE q.phase = 'profiling'
 -- output_tokens / e2e, per request; over successful requests.
 -- As SQL: a request with e2e 0 has no finite rate and is left out.
 -- Refused: runs flagged e2e_ends_at_done_event.
--- Marked in uncertain_flags: e2el_mean_median_may_be_swapped, streaming_osl_may_be_inflated.
+-- Marked in uncertain_flags: e2el_mean_median_may_be_swapped, llmperf_rate_count_uncertain, streaming_osl_may_be_inflated.
 --   e2e_ends_at_done_event: E2E ends when [DONE] arrived, not at the last chunk (vLLM before 2025-01-21)
 --   e2el_mean_median_may_be_swapped: mean and median E2E may be swapped (vLLM 2024-08-29..2024-11-04)
---   streaming_osl_may_be_inflated: output lengths may be about 5x too large (GenAI-Perf 0.0.8-0.0.9, perf_analyzer#298)
+--   llmperf_rate_count_uncertain: LLMPerf's per-request rate counts tokens or chunks, and the file cannot tell which (its code date is unknown)
+--   streaming_osl_may_be_inflated: output lengths may be about 5x the requested ones, miscounted (GenAI-Perf 0.0.8-0.0.9, perf_analyzer#298)
 CREATE OR REPLACE VIEW verdict_e2e_output_token_rate AS
 SELECT q.run_id, r.tool, q."index" AS request_index, CAST(q.output_tokens AS DOUBLE) / q.e2e_s AS value,
   'e2e_output_token_rate' AS definition_id, 'tokens/s/user' AS unit, 1 AS registry_version,
-  coalesce(list_sort(list_intersect(r.flags, ['e2el_mean_median_may_be_swapped', 'streaming_osl_may_be_inflated'])), CAST([] AS VARCHAR[])) AS uncertain_flags
+  coalesce(list_sort(list_intersect(r.flags, ['e2el_mean_median_may_be_swapped', 'llmperf_rate_count_uncertain', 'streaming_osl_may_be_inflated'])), CAST([] AS VARCHAR[])) AS uncertain_flags
 FROM verdict_requests q
 JOIN verdict_runs r ON r.run_id = q.run_id
 WHERE q.phase = 'profiling'
@@ -411,7 +413,7 @@ SELECT run_id, metric_id, 'p' AS stat, percentile, list_extract(x, i + 1) AS val
 --   goodput_may_mispair_slos: GenAI-Perf may pair SLOs with the wrong requests
 --   itl_includes_ttft: the first chunk gap is the TTFT (vLLM openai-completions 2024-06-28..2024-08-09)
 --   itl_may_include_ttft: the first chunk gap may be the TTFT (vLLM 2024-06-28..2024-08-09)
---   streaming_osl_may_be_inflated: output lengths may be about 5x too large (GenAI-Perf 0.0.8-0.0.9, perf_analyzer#298)
+--   streaming_osl_may_be_inflated: output lengths may be about 5x the requested ones, miscounted (GenAI-Perf 0.0.8-0.0.9, perf_analyzer#298)
 --   tpot_definition_uncertain: TPOT may include the TTFT (vLLM before 2024-03-27)
 CREATE OR REPLACE VIEW verdict_goodput AS
 SELECT run_id, tool, CASE WHEN window_kind = 'span' THEN 'goodput_span' ELSE 'goodput' END AS goodput_id,
