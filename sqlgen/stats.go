@@ -227,8 +227,9 @@ func (g *script) statsView() {
 	g.comment("What verdict stats --ci 0"+g.statsFlags()+" prints, one row per number:",
 		"  SELECT * FROM verdict_stats ORDER BY run_id, metric_id, stat, percentile;")
 	if g.tables[schemas.TableMetrics] {
-		g.comment("A run without request rows shows the statistics its tool reported, as verdict stats does.")
-		reported := fmt.Sprintf("SELECT m.run_id, m.metric_id, m.stat, m.percentile, m.value, %s AS source, %d AS registry_version\nFROM %s m\nJOIN %s r ON r.run_id = m.run_id\nWHERE m.source = %s\n  AND m.run_id NOT IN (SELECT run_id FROM %s)",
+		g.comment("A run without request rows shows the statistics its tool reported for the whole run (not",
+			"per endpoint or other dimension), as verdict stats does.")
+		reported := fmt.Sprintf("SELECT m.run_id, m.metric_id, m.stat, m.percentile, m.value, %s AS source, %d AS registry_version\nFROM %s m\nJOIN %s r ON r.run_id = m.run_id\nWHERE m.source = %s\n  AND coalesce(m.dimension, '') = ''\n  AND m.run_id NOT IN (SELECT run_id FROM %s)",
 			d.literal(schemas.SourceReported), schemas.RegistryVersion, d.view(o, "verdict_metrics"), d.view(o, "verdict_runs"),
 			d.literal(schemas.SourceReported), d.view(o, "verdict_requests"))
 		if o.metricsGiven {

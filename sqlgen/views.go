@@ -15,7 +15,7 @@ import (
 var tableColumns = map[string][]string{
 	schemas.TableRuns:     {"streaming", "duration_s", "window_kind", "flags"},
 	schemas.TableRequests: {"index", "status", "phase", "queue_s", "ttft_s", "ttft_answer_s", "e2e_s", "input_tokens", "output_tokens", "reasoning_tokens", "chunk_gaps_s"},
-	schemas.TableMetrics:  {"metric_id", "stat", "percentile", "value", "source"},
+	schemas.TableMetrics:  {"metric_id", "stat", "percentile", "value", "source", "dimension"},
 }
 
 // sourceTables are the tables in the order the script declares them.

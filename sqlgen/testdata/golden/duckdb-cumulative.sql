@@ -394,7 +394,8 @@ CROSS JOIN (VALUES (5e+01, 5e-01), (9e+01, 9e-01), (9.9e+01, 9.9e-01)) AS c(perc
 
 -- What verdict stats --ci 0 --metric ttft,ttst --method nearest_rank_cumulative prints, one row per number:
 --   SELECT * FROM verdict_stats ORDER BY run_id, metric_id, stat, percentile;
--- A run without request rows shows the statistics its tool reported, as verdict stats does.
+-- A run without request rows shows the statistics its tool reported for the whole run (not
+-- per endpoint or other dimension), as verdict stats does.
 CREATE OR REPLACE VIEW verdict_stats AS
 SELECT run_id, metric_id AS metric_id, stat AS stat, percentile AS percentile, value AS value, 'computed' AS source, 1 AS registry_version FROM verdict_stat_count
 UNION ALL
@@ -408,5 +409,6 @@ SELECT m.run_id, m.metric_id, m.stat, m.percentile, m.value, 'reported' AS sourc
 FROM verdict_metrics m
 JOIN verdict_runs r ON r.run_id = m.run_id
 WHERE m.source = 'reported'
+  AND coalesce(m.dimension, '') = ''
   AND m.run_id NOT IN (SELECT run_id FROM verdict_requests)
   AND m.metric_id IN ('ttft', 'ttst');

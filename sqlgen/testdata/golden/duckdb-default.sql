@@ -409,7 +409,8 @@ FROM (
 
 -- What verdict stats --ci 0 prints, one row per number:
 --   SELECT * FROM verdict_stats ORDER BY run_id, metric_id, stat, percentile;
--- A run without request rows shows the statistics its tool reported, as verdict stats does.
+-- A run without request rows shows the statistics its tool reported for the whole run (not
+-- per endpoint or other dimension), as verdict stats does.
 CREATE OR REPLACE VIEW verdict_stats AS
 SELECT run_id, metric_id AS metric_id, stat AS stat, percentile AS percentile, value AS value, 'computed' AS source, 1 AS registry_version FROM verdict_stat_count
 UNION ALL
@@ -423,4 +424,5 @@ SELECT m.run_id, m.metric_id, m.stat, m.percentile, m.value, 'reported' AS sourc
 FROM verdict_metrics m
 JOIN verdict_runs r ON r.run_id = m.run_id
 WHERE m.source = 'reported'
+  AND coalesce(m.dimension, '') = ''
   AND m.run_id NOT IN (SELECT run_id FROM verdict_requests);
