@@ -131,7 +131,7 @@ func referenceObservations(t *testing.T, ds string) (map[schemas.MetricID]map[st
 	var rows []refRow
 	err = b.RequestColumns(ctx, nil, func(q *schemas.Request) error {
 		run, ok := byID[q.RunID]
-		if !ok || q.Phase == schemas.PhaseWarmup {
+		if !ok || q.Phase != schemas.PhaseProfiling {
 			return nil
 		}
 		cp := *q
