@@ -70,6 +70,34 @@ var reference = map[schemas.MetricID]func(r refRow) []float64{
 		return one(r.ok && q.TTFTS.OK && q.E2ES.OK && q.OutputTokens.OK && q.OutputTokens.V > 0 && !r.flagged(flagE2EDone),
 			(q.E2ES.V-q.TTFTS.V)/float64(q.OutputTokens.V))
 	},
+	schemas.TPOTInclTTFTZeroFilled: func(r refRow) []float64 {
+		q := r.q
+		v := 0.0
+		if q.OutputTokens.V != 0 {
+			v = q.E2ES.V / float64(q.OutputTokens.V)
+		}
+		return one(r.ok && q.E2ES.OK && q.OutputTokens.OK && !r.flagged(flagE2EDone), v)
+	},
+	// Chunks carrying output: one more than the gaps between them.
+	schemas.TPOTPerChunk: func(r refRow) []float64 {
+		q := r.q
+		return one(r.ok && r.streamed() && q.TTFTS.OK && q.E2ES.OK && len(q.ChunkGapsS) >= 1 && !r.flagged(flagE2EDone) && !r.flagged(flagITLTTFT),
+			(q.E2ES.V-q.TTFTS.V)/float64(len(q.ChunkGapsS)))
+	},
+	schemas.TPOTInclTTFTPerChunk: func(r refRow) []float64 {
+		q := r.q
+		return one(r.ok && r.streamed() && q.E2ES.OK && q.ChunkGapsS != nil && !r.flagged(flagE2EDone) && !r.flagged(flagITLTTFT),
+			q.E2ES.V/float64(len(q.ChunkGapsS)+1))
+	},
+	schemas.RequestOutputChunkRate: func(r refRow) []float64 {
+		q := r.q
+		return one(r.ok && r.streamed() && q.E2ES.OK && q.E2ES.V > 0 && q.ChunkGapsS != nil && !r.flagged(flagE2EDone) && !r.flagged(flagITLTTFT),
+			float64(len(q.ChunkGapsS)+1)/q.E2ES.V)
+	},
+	schemas.DecodeSpan: func(r refRow) []float64 {
+		q := r.q
+		return one(r.ok && r.streamed() && q.TTFTS.OK && q.E2ES.OK && !r.flagged(flagE2EDone), q.E2ES.V-q.TTFTS.V)
+	},
 	schemas.E2E:         func(r refRow) []float64 { return one(r.ok && r.q.E2ES.OK && !r.flagged(flagE2EDone), r.q.E2ES.V) },
 	schemas.ClientQueue: func(r refRow) []float64 { return one(r.q.QueueS.OK, r.q.QueueS.V) },
 	schemas.E2EInclClientQueue: func(r refRow) []float64 {

@@ -64,6 +64,28 @@ var definitions = map[schemas.MetricID]definition{
 	schemas.DecodeTimePerOutputToken: {columns: []string{"ttft_s", "e2e_s", "output_tokens"}, status: schemas.StatusOK,
 		value: func(Dialect) string { return "(q.e2e_s - q.ttft_s) / CAST(q.output_tokens AS DOUBLE)" }, where: conds("q.output_tokens > 0"),
 		note: "e2e_s - ttft_s is the first to the last output token"},
+	schemas.TPOTInclTTFTZeroFilled: {columns: []string{"e2e_s", "output_tokens"}, status: schemas.StatusOK,
+		value: func(Dialect) string {
+			return "CASE WHEN q.output_tokens = 0 THEN 0 ELSE q.e2e_s / CAST(q.output_tokens AS DOUBLE) END"
+		},
+		note: "e2e_s / output_tokens, and 0 for a request with no output tokens"},
+	// The chunks carrying output are one more than the chunk gaps
+	// (schemas.Request.Chunks); their span is e2e_s - ttft_s.
+	schemas.TPOTPerChunk: {columns: []string{"ttft_s", "e2e_s", "chunk_gaps_s"}, status: schemas.StatusOK, streamed: true,
+		value: func(d Dialect) string {
+			return "(q.e2e_s - q.ttft_s) / CAST(" + d.length("q.chunk_gaps_s") + " AS DOUBLE)"
+		},
+		where: func(d Dialect) []string { return []string{d.length("q.chunk_gaps_s") + " >= 1"} },
+		note:  "(e2e_s - ttft_s) / (chunks - 1), the chunks being len(chunk_gaps_s) + 1"},
+	schemas.TPOTInclTTFTPerChunk: {columns: []string{"e2e_s", "chunk_gaps_s"}, status: schemas.StatusOK, streamed: true,
+		value: func(d Dialect) string { return "q.e2e_s / CAST(" + d.length("q.chunk_gaps_s") + " + 1 AS DOUBLE)" },
+		note:  "e2e_s / chunks, the chunks being len(chunk_gaps_s) + 1"},
+	schemas.RequestOutputChunkRate: {columns: []string{"e2e_s", "chunk_gaps_s"}, status: schemas.StatusOK, streamed: true,
+		value: func(d Dialect) string { return "CAST(" + d.length("q.chunk_gaps_s") + " + 1 AS DOUBLE) / q.e2e_s" },
+		where: conds("q.e2e_s > 0"),
+		note:  "chunks / e2e_s, the chunks being len(chunk_gaps_s) + 1; a request with e2e 0 has no finite rate and is left out"},
+	schemas.DecodeSpan: {columns: []string{"ttft_s", "e2e_s"}, status: schemas.StatusOK, streamed: true,
+		value: func(Dialect) string { return "q.e2e_s - q.ttft_s" }},
 	schemas.E2E:         {columns: []string{"e2e_s"}, status: schemas.StatusOK, value: col("e2e_s")},
 	schemas.ClientQueue: {columns: []string{"queue_s"}, value: col("queue_s")},
 	schemas.E2EInclClientQueue: {columns: []string{"queue_s", "e2e_s"}, status: schemas.StatusOK,
@@ -89,7 +111,8 @@ const (
 	whyEarlyStop = "an early-stopping estimate over the whole run (MLPerf LoadGen), not a per-request value; it is in metrics.parquet"
 	whyAnswer    = "needs answer-only chunk times or token counts; requests.parquet stores ttft_answer_s but neither the answer chunks nor the answer tokens"
 	whyWeighted  = "a token-weighted pooling (each request counts once per token), i.e. a weighted statistic of a per-request value, not a per-request value; GuideLLM reports it and verdict keeps it from metrics.parquet"
-	whyChunks    = "divides by the tool's count of streamed content chunks, which requests.parquet does not store (len(chunk_gaps_s) + 1 counts the chunks the tool timed, and LLMPerf's count is not verified to equal it)"
+	whyTokens    = "needs the tokens each streamed chunk carried, which requests.parquet does not store"
+	whyServer    = "the engine's own histogram (Prometheus) over all its traffic, not a client's request rows"
 	whyUsage     = "needs the server's usage counts per request; requests.parquet holds one token count per request whose source the run records (token_source)"
 	whyLocust    = "a Locust entry aggregate: the Locust reader writes no request rows"
 )
@@ -112,8 +135,15 @@ var withoutSQL = map[schemas.MetricID]string{
 	schemas.TPOTLastToken:                      "timed to the tool's last-token timestamp (GuideLLM v0.2-v0.3), which the request rows do not keep; tpot is timed to the end of the response",
 	schemas.TPOTTokenWeighted:                  whyWeighted,
 	schemas.TPOTInclTTFTTokenWeighted:          whyWeighted,
-	schemas.TPOTInclTTFTPerChunk:               whyChunks,
-	schemas.RequestOutputChunkRate:             whyChunks,
+	schemas.ITLTokenChunkStamped:               whyTokens,
+	schemas.TPOTAfterFirstChunk:                whyTokens,
+	schemas.TTFTEarlyStopping:                  whyEarlyStop,
+	schemas.E2EEarlyStopping:                   whyEarlyStop,
+	schemas.TPOTAfterFirstChunkEarlyStopping:   whyEarlyStop,
+	schemas.E2EFailed:                          "times a failed request to its error or the client giving up; e2e_s holds the E2E definition (to the last output), and no reader stores a failure's duration as a column (inference-perf reports it as a summary)",
+	schemas.ServerTTFT:                         whyServer,
+	schemas.ServerTPOT:                         whyServer,
+	schemas.ServerE2E:                          whyServer,
 	schemas.InputTokensUsage:                   whyUsage,
 	schemas.OutputTokensUsage:                  whyUsage,
 	schemas.TotalTokensUsage:                   whyUsage,

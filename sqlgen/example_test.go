@@ -43,10 +43,15 @@ func ExampleWrite() {
 	// verdict_output_tokens
 	// verdict_reasoning_tokens
 	// verdict_decode_time_per_output_token
+	// verdict_tpot_incl_ttft_per_chunk
+	// verdict_request_output_chunk_rate
 	// verdict_output_token_rate_per_user
 	// verdict_e2e_output_token_rate
 	// verdict_prefill_rate_per_user
 	// verdict_input_tokens_failed
+	// verdict_tpot_incl_ttft_zero_filled
+	// verdict_tpot_per_chunk
+	// verdict_decode_span
 	// verdict_refusals
 	// verdict_observations
 	// verdict_stat_count

@@ -243,6 +243,51 @@ WHERE q.phase = 'profiling'
   AND q.output_tokens > 0
   AND NOT coalesce(list_has_any(r.flags, ['e2e_ends_at_done_event']), false);
 
+-- tpot_incl_ttft_per_chunk: TPOT including TTFT (per chunk), in s (registry version 1).
+-- request sent (after any client-side concurrency wait) -> last streamed chunk carrying output; (t_last_chunk - t_sent) / streamed content chunks; over successful streamed requests.
+-- As SQL: e2e_s / chunks, the chunks being len(chunk_gaps_s) + 1.
+-- Refused: runs flagged e2e_ends_at_done_event, itl_includes_ttft.
+-- Marked in uncertain_flags: e2el_mean_median_may_be_swapped, itl_may_include_ttft.
+--   e2e_ends_at_done_event: E2E ends when [DONE] arrived, not at the last chunk (vLLM before 2025-01-21)
+--   e2el_mean_median_may_be_swapped: mean and median E2E may be swapped (vLLM 2024-08-29..2024-11-04)
+--   itl_includes_ttft: the first chunk gap is the TTFT (vLLM openai-completions 2024-06-28..2024-08-09)
+--   itl_may_include_ttft: the first chunk gap may be the TTFT (vLLM 2024-06-28..2024-08-09)
+CREATE OR REPLACE VIEW verdict_tpot_incl_ttft_per_chunk AS
+SELECT q.run_id, r.tool, q."index" AS request_index, q.e2e_s / CAST(len(q.chunk_gaps_s) + 1 AS DOUBLE) AS value,
+  'tpot_incl_ttft_per_chunk' AS definition_id, 's' AS unit, 1 AS registry_version,
+  coalesce(list_sort(list_intersect(r.flags, ['e2el_mean_median_may_be_swapped', 'itl_may_include_ttft'])), CAST([] AS VARCHAR[])) AS uncertain_flags
+FROM verdict_requests q
+JOIN verdict_runs r ON r.run_id = q.run_id
+WHERE q.phase = 'profiling'
+  AND q.status = 'ok'
+  AND coalesce(r.streaming, true)
+  AND q.e2e_s IS NOT NULL
+  AND q.chunk_gaps_s IS NOT NULL
+  AND NOT coalesce(list_has_any(r.flags, ['e2e_ends_at_done_event', 'itl_includes_ttft']), false);
+
+-- request_output_chunk_rate: Output chunk rate per request, in chunks/s (registry version 1).
+-- streamed content chunks / e2e, per request; over successful streamed requests.
+-- As SQL: chunks / e2e_s, the chunks being len(chunk_gaps_s) + 1; a request with e2e 0 has no finite rate and is left out.
+-- Refused: runs flagged e2e_ends_at_done_event, itl_includes_ttft.
+-- Marked in uncertain_flags: e2el_mean_median_may_be_swapped, itl_may_include_ttft.
+--   e2e_ends_at_done_event: E2E ends when [DONE] arrived, not at the last chunk (vLLM before 2025-01-21)
+--   e2el_mean_median_may_be_swapped: mean and median E2E may be swapped (vLLM 2024-08-29..2024-11-04)
+--   itl_includes_ttft: the first chunk gap is the TTFT (vLLM openai-completions 2024-06-28..2024-08-09)
+--   itl_may_include_ttft: the first chunk gap may be the TTFT (vLLM 2024-06-28..2024-08-09)
+CREATE OR REPLACE VIEW verdict_request_output_chunk_rate AS
+SELECT q.run_id, r.tool, q."index" AS request_index, CAST(len(q.chunk_gaps_s) + 1 AS DOUBLE) / q.e2e_s AS value,
+  'request_output_chunk_rate' AS definition_id, 'chunks/s' AS unit, 1 AS registry_version,
+  coalesce(list_sort(list_intersect(r.flags, ['e2el_mean_median_may_be_swapped', 'itl_may_include_ttft'])), CAST([] AS VARCHAR[])) AS uncertain_flags
+FROM verdict_requests q
+JOIN verdict_runs r ON r.run_id = q.run_id
+WHERE q.phase = 'profiling'
+  AND q.status = 'ok'
+  AND coalesce(r.streaming, true)
+  AND q.e2e_s IS NOT NULL
+  AND q.chunk_gaps_s IS NOT NULL
+  AND q.e2e_s > 0
+  AND NOT coalesce(list_has_any(r.flags, ['e2e_ends_at_done_event', 'itl_includes_ttft']), false);
+
 -- output_token_rate_per_user: Output token rate per user, in tokens/s/user (registry version 1).
 -- 1 / tpot, per request; over successful streamed requests with output_tokens > 1.
 -- As SQL: 1 / tpot; a request whose TPOT is 0 has no finite rate and is left out.
@@ -317,6 +362,69 @@ WHERE q.phase = 'profiling'
   AND q.status = 'error'
   AND q.input_tokens IS NOT NULL;
 
+-- tpot_incl_ttft_zero_filled: TPOT including TTFT (0 for empty outputs), in s (registry version 1).
+-- request sent (after any client-side concurrency wait) -> last streamed chunk carrying output, or the complete response when not streaming; e2e / output_tokens, and 0 for a request with 0 output tokens; over successful requests, those with 0 output tokens counted as 0.
+-- As SQL: e2e_s / output_tokens, and 0 for a request with no output tokens.
+-- Refused: runs flagged e2e_ends_at_done_event.
+-- Marked in uncertain_flags: e2el_mean_median_may_be_swapped, streaming_osl_may_be_inflated.
+--   e2e_ends_at_done_event: E2E ends when [DONE] arrived, not at the last chunk (vLLM before 2025-01-21)
+--   e2el_mean_median_may_be_swapped: mean and median E2E may be swapped (vLLM 2024-08-29..2024-11-04)
+--   streaming_osl_may_be_inflated: output lengths may be about 5x the requested ones, miscounted (GenAI-Perf 0.0.8-0.0.9, perf_analyzer#298)
+CREATE OR REPLACE VIEW verdict_tpot_incl_ttft_zero_filled AS
+SELECT q.run_id, r.tool, q."index" AS request_index, CASE WHEN q.output_tokens = 0 THEN 0 ELSE q.e2e_s / CAST(q.output_tokens AS DOUBLE) END AS value,
+  'tpot_incl_ttft_zero_filled' AS definition_id, 's' AS unit, 1 AS registry_version,
+  coalesce(list_sort(list_intersect(r.flags, ['e2el_mean_median_may_be_swapped', 'streaming_osl_may_be_inflated'])), CAST([] AS VARCHAR[])) AS uncertain_flags
+FROM verdict_requests q
+JOIN verdict_runs r ON r.run_id = q.run_id
+WHERE q.phase = 'profiling'
+  AND q.status = 'ok'
+  AND q.e2e_s IS NOT NULL
+  AND q.output_tokens IS NOT NULL
+  AND NOT coalesce(list_has_any(r.flags, ['e2e_ends_at_done_event']), false);
+
+-- tpot_per_chunk: TPOT (per chunk), in s (registry version 1).
+-- first streamed chunk carrying output (answer or reasoning) -> last streamed chunk carrying output, or the complete response when not streaming; (t_last_chunk - t_first_chunk) / (streamed chunks - 1), per request; over successful streamed requests with at least two chunks.
+-- As SQL: (e2e_s - ttft_s) / (chunks - 1), the chunks being len(chunk_gaps_s) + 1.
+-- Refused: runs flagged e2e_ends_at_done_event, itl_includes_ttft.
+-- Marked in uncertain_flags: e2el_mean_median_may_be_swapped, itl_may_include_ttft.
+--   e2e_ends_at_done_event: E2E ends when [DONE] arrived, not at the last chunk (vLLM before 2025-01-21)
+--   e2el_mean_median_may_be_swapped: mean and median E2E may be swapped (vLLM 2024-08-29..2024-11-04)
+--   itl_includes_ttft: the first chunk gap is the TTFT (vLLM openai-completions 2024-06-28..2024-08-09)
+--   itl_may_include_ttft: the first chunk gap may be the TTFT (vLLM 2024-06-28..2024-08-09)
+CREATE OR REPLACE VIEW verdict_tpot_per_chunk AS
+SELECT q.run_id, r.tool, q."index" AS request_index, (q.e2e_s - q.ttft_s) / CAST(len(q.chunk_gaps_s) AS DOUBLE) AS value,
+  'tpot_per_chunk' AS definition_id, 's' AS unit, 1 AS registry_version,
+  coalesce(list_sort(list_intersect(r.flags, ['e2el_mean_median_may_be_swapped', 'itl_may_include_ttft'])), CAST([] AS VARCHAR[])) AS uncertain_flags
+FROM verdict_requests q
+JOIN verdict_runs r ON r.run_id = q.run_id
+WHERE q.phase = 'profiling'
+  AND q.status = 'ok'
+  AND coalesce(r.streaming, true)
+  AND q.ttft_s IS NOT NULL
+  AND q.e2e_s IS NOT NULL
+  AND q.chunk_gaps_s IS NOT NULL
+  AND len(q.chunk_gaps_s) >= 1
+  AND NOT coalesce(list_has_any(r.flags, ['e2e_ends_at_done_event', 'itl_includes_ttft']), false);
+
+-- decode_span: Decode time, in s (registry version 1).
+-- first streamed chunk carrying output (answer or reasoning) -> last streamed chunk carrying output, or the complete response when not streaming; e2e - ttft, per request; over successful streamed requests.
+-- Refused: runs flagged e2e_ends_at_done_event.
+-- Marked in uncertain_flags: e2el_mean_median_may_be_swapped.
+--   e2e_ends_at_done_event: E2E ends when [DONE] arrived, not at the last chunk (vLLM before 2025-01-21)
+--   e2el_mean_median_may_be_swapped: mean and median E2E may be swapped (vLLM 2024-08-29..2024-11-04)
+CREATE OR REPLACE VIEW verdict_decode_span AS
+SELECT q.run_id, r.tool, q."index" AS request_index, q.e2e_s - q.ttft_s AS value,
+  'decode_span' AS definition_id, 's' AS unit, 1 AS registry_version,
+  coalesce(list_sort(list_intersect(r.flags, ['e2el_mean_median_may_be_swapped'])), CAST([] AS VARCHAR[])) AS uncertain_flags
+FROM verdict_requests q
+JOIN verdict_runs r ON r.run_id = q.run_id
+WHERE q.phase = 'profiling'
+  AND q.status = 'ok'
+  AND coalesce(r.streaming, true)
+  AND q.ttft_s IS NOT NULL
+  AND q.e2e_s IS NOT NULL
+  AND NOT coalesce(list_has_any(r.flags, ['e2e_ends_at_done_event']), false);
+
 -- Runs whose version flags change a definition: the definition's view has no rows of them.
 CREATE OR REPLACE VIEW verdict_refusals AS
 SELECT r.run_id, r.tool, 'ttst' AS definition_id, list_sort(list_intersect(r.flags, ['itl_includes_ttft'])) AS flags, 1 AS registry_version
@@ -347,11 +455,31 @@ SELECT r.run_id, r.tool, 'decode_time_per_output_token' AS definition_id, list_s
 FROM verdict_runs r
 WHERE coalesce(list_has_any(r.flags, ['e2e_ends_at_done_event']), false)
 UNION ALL
+SELECT r.run_id, r.tool, 'tpot_incl_ttft_per_chunk' AS definition_id, list_sort(list_intersect(r.flags, ['e2e_ends_at_done_event', 'itl_includes_ttft'])) AS flags, 1 AS registry_version
+FROM verdict_runs r
+WHERE coalesce(list_has_any(r.flags, ['e2e_ends_at_done_event', 'itl_includes_ttft']), false)
+UNION ALL
+SELECT r.run_id, r.tool, 'request_output_chunk_rate' AS definition_id, list_sort(list_intersect(r.flags, ['e2e_ends_at_done_event', 'itl_includes_ttft'])) AS flags, 1 AS registry_version
+FROM verdict_runs r
+WHERE coalesce(list_has_any(r.flags, ['e2e_ends_at_done_event', 'itl_includes_ttft']), false)
+UNION ALL
 SELECT r.run_id, r.tool, 'output_token_rate_per_user' AS definition_id, list_sort(list_intersect(r.flags, ['e2e_ends_at_done_event'])) AS flags, 1 AS registry_version
 FROM verdict_runs r
 WHERE coalesce(list_has_any(r.flags, ['e2e_ends_at_done_event']), false)
 UNION ALL
 SELECT r.run_id, r.tool, 'e2e_output_token_rate' AS definition_id, list_sort(list_intersect(r.flags, ['e2e_ends_at_done_event'])) AS flags, 1 AS registry_version
+FROM verdict_runs r
+WHERE coalesce(list_has_any(r.flags, ['e2e_ends_at_done_event']), false)
+UNION ALL
+SELECT r.run_id, r.tool, 'tpot_incl_ttft_zero_filled' AS definition_id, list_sort(list_intersect(r.flags, ['e2e_ends_at_done_event'])) AS flags, 1 AS registry_version
+FROM verdict_runs r
+WHERE coalesce(list_has_any(r.flags, ['e2e_ends_at_done_event']), false)
+UNION ALL
+SELECT r.run_id, r.tool, 'tpot_per_chunk' AS definition_id, list_sort(list_intersect(r.flags, ['e2e_ends_at_done_event', 'itl_includes_ttft'])) AS flags, 1 AS registry_version
+FROM verdict_runs r
+WHERE coalesce(list_has_any(r.flags, ['e2e_ends_at_done_event', 'itl_includes_ttft']), false)
+UNION ALL
+SELECT r.run_id, r.tool, 'decode_span' AS definition_id, list_sort(list_intersect(r.flags, ['e2e_ends_at_done_event'])) AS flags, 1 AS registry_version
 FROM verdict_runs r
 WHERE coalesce(list_has_any(r.flags, ['e2e_ends_at_done_event']), false);
 
