@@ -56,7 +56,7 @@ var (
 // unknown gaps as not good (TestSQLGoodputUnknownIsNotGood); statsSLO has
 // no ITL limit for that reason.
 var divergences = map[schemas.MetricID]string{
-	schemas.ClientQueue: "the registry's population is all requests (a failed request waited for its slot too); internal/samples takes successful ones only",
+	schemas.ClientQueue: "the registry's population is all requests (a failed request waited for its slot too); analysis.Observe takes successful ones only",
 }
 
 // sqlDataset builds the dataset once per test binary.
