@@ -152,9 +152,6 @@ func (ob observer) add(r *Observations, q *schemas.Request) error {
 	if ob.o.Goodput {
 		r.Requests = append(r.Requests, GoodputRequest(q, ok, ob.o.GoodputGaps))
 	}
-	if !ok {
-		return nil
-	}
 	var addErr error
 	push := func(id schemas.MetricID, v float64) {
 		if !ob.o.Bounded {
@@ -175,10 +172,16 @@ func (ob observer) add(r *Observations, q *schemas.Request) error {
 			push(id, v.V)
 		}
 	}
+	// The client queue time is defined over all requests of the phase
+	// (a failed request waited for its slot too); the other metrics over
+	// the selected status only.
+	add(schemas.ClientQueue, q.QueueS)
+	if !ok {
+		return addErr
+	}
 	add(schemas.TTFT, q.TTFTS)
 	add(schemas.TTFTAnswer, q.TTFTAnswerS)
 	add(schemas.E2E, q.E2ES)
-	add(schemas.ClientQueue, q.QueueS)
 	if q.InputTokens.OK {
 		add(schemas.InputTokens, schemas.Some(float64(q.InputTokens.V)))
 	}

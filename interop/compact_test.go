@@ -75,7 +75,7 @@ func TestCompactedInDuckDB(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	o := sqlgen.Options{SLO: statsSLO, HasSLO: true}
+	o := sqlgen.Options{SLO: testSLO, HasSLO: true}
 	o.Dataset = ds
 	want := allStats(t, runScript(t, o))
 	o.Dataset = dest

@@ -39,25 +39,10 @@ var (
 	sqlNote string
 )
 
-// testSLO has a limit on every metric goodput knows; statsSLO leaves out
-// ITL, where verdict stats and the SQL differ on purpose (divergences).
-var (
-	testSLO  = stats.SLO{TTFT: 0.2, TPOT: 0.05, ITL: 0.1, E2E: 10}
-	statsSLO = stats.SLO{TTFT: 0.2, TPOT: 0.05, E2E: 10}
-)
-
-// divergences are the definitions where the SQL follows the registry and
-// verdict stats does not yet; TestSQLViewsEqualReference checks the SQL
-// against the registry's definition instead. A divergence that is gone
-// fails the test, so that this list is removed with the fix.
-//
-// Goodput with an ITL limit is the other one: stats.SLO counts a request
-// without recorded chunk gaps as meeting the limit, the SQL counts its
-// unknown gaps as not good (TestSQLGoodputUnknownIsNotGood); statsSLO has
-// no ITL limit for that reason.
-var divergences = map[schemas.MetricID]string{
-	schemas.ClientQueue: "the registry's population is all requests (a failed request waited for its slot too); analysis.Observe takes successful ones only",
-}
+// testSLO has a limit on every metric goodput knows; verdict stats and the
+// SQL must agree on all of them (a request with unknown chunk gaps is not
+// good under an ITL limit, one with a single chunk meets it).
+var testSLO = stats.SLO{TTFT: 0.2, TPOT: 0.05, ITL: 0.1, E2E: 10}
 
 // sqlDataset builds the dataset once per test binary.
 func sqlDataset(t *testing.T) string {
@@ -221,30 +206,22 @@ func relClose(a, b, rel float64) bool {
 // options and returns how many numbers were compared.
 func compareStats(t *testing.T, ds string, method stats.Method) int {
 	t.Helper()
-	db := runScript(t, sqlgen.Options{Dataset: ds, Method: method, SLO: statsSLO, HasSLO: true})
+	db := runScript(t, sqlgen.Options{Dataset: ds, Method: method, SLO: testSLO, HasSLO: true})
 	got := sqlStats(t, db, schemas.SourceComputed)
 	reported := sqlStats(t, db, schemas.SourceReported)
 	refusals := refused(t, db)
 
 	o := analysis.DefaultStats
-	o.Confidence, o.Method, o.SLO, o.HasSLO = 0, method, statsSLO, true
+	o.Confidence, o.Method, o.SLO, o.HasSLO = 0, method, testSLO, true
 	res, err := analysis.ComputeStats(context.Background(), []string{ds}, o)
 	if err != nil {
 		t.Fatal(err)
 	}
 	compared := 0
 	seen := map[statKey]bool{}
-	diverged := map[string]bool{}
 	check := func(k statKey, want float64, exact bool, what string) {
 		seen[k] = true
 		vs, ok := got[k]
-		if why, ok := divergences[schemas.MetricID(k.metric)]; ok {
-			if len(vs) == 1 && vs[0] != want && k.stat == schemas.StatCount {
-				diverged[k.metric] = true
-			}
-			t.Logf("%v: verdict stats %v, SQL %v: %s", k, want, vs, why)
-			return
-		}
 		switch {
 		case !ok && slices.Contains(refusals[k.run], k.metric):
 			return // refused by a version flag, and verdict_refusals says so
@@ -307,11 +284,6 @@ func compareStats(t *testing.T, ds string, method stats.Method) int {
 	}
 	for k, vs := range reported {
 		t.Errorf("%v: verdict_stats has reported %v, verdict stats shows none", k, vs)
-	}
-	for id := range divergences {
-		if !diverged[string(id)] {
-			t.Errorf("%s: verdict stats now agrees with the SQL on every run; remove it from divergences", id)
-		}
 	}
 	return compared
 }

@@ -20,7 +20,8 @@ type Request struct {
 	// meeting any TPOT limit: callers give 0 for it, NaN when unknown.
 	TPOT float64
 	// ChunkGaps are the gaps between consecutive streamed chunks (vLLM's
-	// itl list); only an ITL limit reads them.
+	// itl list); only an ITL limit reads them. nil means unknown, an empty
+	// slice one chunk.
 	ChunkGaps []float64
 }
 
@@ -32,7 +33,10 @@ type Request struct {
 //   - TTFT, TPOT and E2E are vLLM's ttft, tpot and e2el.
 //   - ITL is DistServe's per-token latency limit applied to every chunk
 //     gap: a request is good only if its largest gap is within the limit.
-//     vLLM has no ITL goodput; a request without gaps meets any ITL limit.
+//     vLLM has no ITL goodput. Request.ChunkGaps nil means the gaps are
+//     unknown (not streamed, not recorded): under an ITL limit such a
+//     request is unmeasured, not good. An empty, non-nil ChunkGaps is a
+//     single streamed chunk, which has no gap and meets any ITL limit.
 //
 // A measurement that is unknown (NaN) fails its limit: a request whose
 // TTFT was never measured is not counted as good, and Goodput.Unmeasured
@@ -126,6 +130,9 @@ func (s SLO) meets(r Request) outcome {
 	check(s.TPOT, r.TPOT)
 	check(s.E2E, r.E2E)
 	if s.ITL > 0 {
+		if r.ChunkGaps == nil {
+			check(s.ITL, math.NaN())
+		}
 		for _, gap := range r.ChunkGaps {
 			check(s.ITL, gap)
 		}

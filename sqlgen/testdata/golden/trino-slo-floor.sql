@@ -568,7 +568,7 @@ SELECT run_id, metric_id, 'p' AS stat, percentile, element_at(x, i + 1) AS value
 -- Goodput under --slo ttft=200ms,tpot=50ms,itl=100ms,e2e=10s (limits inclusive, as vLLM's --goodput): a successful request is good
 -- when every limited value is known and within its limit; an unknown value is not good. TPOT is
 -- (e2e - ttft)/(output_tokens - 1), and 0 for a request with one output token or none, as vLLM
--- counts it; an ITL limit applies to every chunk gap, and a request without gaps meets it.
+-- counts it; an ITL limit applies to every chunk gap: unknown gaps (NULL) are not good, one chunk (no gap) meets it.
 -- share = good / profiling requests (failed ones count against it); rate = good / the run's
 -- duration_s, labelled goodput over a dispatch window and goodput_span over a span window.
 -- Refused: runs flagged e2e_ends_at_done_event, itl_includes_ttft.
