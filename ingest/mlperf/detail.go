@@ -108,8 +108,11 @@ func scanDetail(ctx context.Context, path string, r io.Reader) (*detailLog, erro
 			pos := jsonscan.Pos{Off: start + int64(lead), Line: line, Col: lead + 1}
 			e, perr := parseLine(sc, js, pos)
 			if perr != nil {
-				var ok bool
-				if e, ok = lenientLine(js, line, lead); !ok {
+				ok := false
+				if !errors.Is(perr, jsonscan.ErrTooDeep) { // a hostile line is never recovered
+					e, ok = lenientLine(js, line, lead)
+				}
+				if !ok {
 					rej := schemas.Rejection{Table: schemas.TableMetrics, Line: line, Reason: "unreadable :::MLLOG line: " + perr.Error()}
 					var se *jsonscan.SyntaxError
 					if errors.As(perr, &se) {

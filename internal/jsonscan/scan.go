@@ -87,8 +87,28 @@ func (e *SyntaxError) Error() string {
 	return fmt.Sprintf("line %d, column %d: %s", e.Pos.Line, e.Pos.Col, e.Msg)
 }
 
+// Unwrap lets errors.Is find ErrTooDeep.
+func (e *SyntaxError) Unwrap() error {
+	if e.Msg == ErrTooDeep.Error() {
+		return ErrTooDeep
+	}
+	return nil
+}
+
 // ErrUnexpectedEOF is wrapped by the SyntaxError of a truncated value.
 var ErrUnexpectedEOF = errors.New("unexpected end of input (truncated file?)")
+
+// MaxDepth is the deepest nesting of objects and arrays a Scanner accepts.
+// No benchmark tool's output comes near it (the deepest, GuideLLM's
+// reports, nest about a dozen levels); the limit exists so that the
+// recursive tree builders above the scanner (ingest/genaiperf/jtree,
+// ingest/guidellm) can never run out of stack on a hostile input, and
+// so that a document of nothing but brackets is refused at once.
+const MaxDepth = 1000
+
+// ErrTooDeep is the message of the SyntaxError for nesting deeper than
+// MaxDepth; test for it with errors.Is(err, ErrTooDeep).
+var ErrTooDeep = fmt.Errorf("nesting deeper than %d levels", MaxDepth)
 
 // parser states: what may come next.
 const (
@@ -316,6 +336,12 @@ func (s *Scanner) closeContainer(open byte, k Kind) (Token, error) {
 }
 
 func (s *Scanner) value(c byte) (Token, error) {
+	switch c {
+	case '{', '[':
+		if len(s.stack) >= MaxDepth {
+			return Token{}, &SyntaxError{Pos: s.posAt(s.i), Msg: ErrTooDeep.Error()}
+		}
+	}
 	switch c {
 	case '{':
 		tok := Token{Kind: BeginObject, Raw: s.buf[s.i : s.i+1], Pos: s.posAt(s.i)}
@@ -741,6 +767,9 @@ func (s *Scanner) SkipArray() (int, error) {
 			case '[', '{':
 				depth++
 				nonEmpty = true
+				if depth+len(s.stack) > MaxDepth {
+					return 0, &SyntaxError{Pos: s.posAt(i), Msg: ErrTooDeep.Error()}
+				}
 			case ']', '}':
 				if depth > 0 {
 					depth--

@@ -302,3 +302,64 @@ func TestReset(t *testing.T) {
 		t.Errorf("after Reset: %s", got)
 	}
 }
+
+// repeatReader streams n copies of b and then tail, so that a test can
+// read a document of millions of levels without holding it.
+type repeatReader struct {
+	b    []byte
+	n    int
+	tail []byte
+	pos  int
+}
+
+func (r *repeatReader) Read(p []byte) (int, error) {
+	w := 0
+	for w < len(p) && r.n > 0 {
+		c := copy(p[w:], r.b[r.pos:])
+		w += c
+		r.pos += c
+		if r.pos == len(r.b) {
+			r.pos = 0
+			r.n--
+		}
+	}
+	if r.n == 0 && w < len(p) {
+		c := copy(p[w:], r.tail)
+		w += c
+		r.tail = r.tail[c:]
+	}
+	if w == 0 {
+		return 0, io.EOF
+	}
+	return w, nil
+}
+
+// TestMaxDepth: MaxDepth levels are read; one more is a positioned
+// SyntaxError wrapping ErrTooDeep, from Next and from SkipArray alike,
+// also for a streamed input 4 million levels deep.
+func TestMaxDepth(t *testing.T) {
+	for _, open := range []string{"[", `{"a":`} {
+		ok := strings.Repeat(open, MaxDepth) + "1"
+		if open == "[" {
+			ok += strings.Repeat("]", MaxDepth)
+		} else {
+			ok += strings.Repeat("}", MaxDepth)
+		}
+		if _, err := tokens(t, strings.NewReader(ok)); err != nil {
+			t.Errorf("%d levels of %s: %v", MaxDepth, open, err)
+		}
+		_, err := tokens(t, &repeatReader{b: []byte(open), n: 4 << 20})
+		var se *SyntaxError
+		if !errors.As(err, &se) || !errors.Is(err, ErrTooDeep) || se.Pos.Col != MaxDepth*len(open)+1 || se.Pos.Line != 1 {
+			t.Errorf("4M levels of %s: %v", open, err)
+		}
+		if !strings.Contains(err.Error(), "nesting deeper than 1000 levels") {
+			t.Errorf("message %q", err)
+		}
+	}
+	s := New(&repeatReader{b: []byte("["), n: 4 << 20})
+	mustNext(t, s, BeginArray)
+	if _, err := s.SkipArray(); !errors.Is(err, ErrTooDeep) {
+		t.Errorf("SkipArray: %v", err)
+	}
+}
