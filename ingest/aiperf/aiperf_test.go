@@ -1,6 +1,7 @@
 package aiperf_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"math"
@@ -431,6 +432,17 @@ func FuzzRead(f *testing.F) {
 	}
 	recs, _ := os.ReadFile(filepath.Join(artifacts, "profile_export.jsonl"))
 	f.Add(recs[:min(len(recs), 3000)])
+	// Every field of a record, a summary, a time slice and a telemetry
+	// line replaced by every JSON type (issue 15: "was_cancelled": [1]
+	// panicked).
+	first := recs[:bytes.IndexByte(recs, '\n')+1]
+	f.Add([]byte(`{"metadata": {"was_cancelled": [1], "request_start_ns": []}, "metrics": {}}` + "\n"))
+	for _, name := range []string{filepath.Join(artifacts, "profile_export_aiperf.json"), filepath.Join(artifacts, "profile_export_aiperf_timeslices.json"),
+		filepath.Join(artifacts, "gpu_telemetry_export.jsonl"), "testdata/records_bad.jsonl"} {
+		data, _ := os.ReadFile(name)
+		ingesttest.AddTypeSeeds(f, 0, data)
+	}
+	ingesttest.AddTypeSeeds(f, 0, first)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		r1 := ingesttest.ReadTwice(t, aiperf.Format{}, "fuzz", data)
 		if r1 == nil {

@@ -245,6 +245,12 @@ func (r *recordReader) line(b []byte, line int, off int64) error {
 // key returns an object key's text without allocating when it has no
 // escapes.
 func (r *recordReader) key(tok jsonscan.Token) ([]byte, error) {
+	if tok.Kind != jsonscan.Key {
+		// Unreachable while every value is read or skipped; a reader
+		// that leaves one unread fails here with a position, not a
+		// slice bounds panic.
+		return nil, &jsonscan.SyntaxError{Pos: tok.Pos, Msg: "expected an object key, found " + tok.Kind.String()}
+	}
 	k := tok.Raw[1 : len(tok.Raw)-1]
 	if bytes.IndexByte(k, '\\') < 0 {
 		return k, nil
@@ -389,16 +395,20 @@ func (r *recordReader) metadata(open jsonscan.Token) error {
 				r.rejectIn(v.Pos, "metadata.", key, "", "expected a string, found "+v.Kind.String())
 			}
 		case "was_cancelled":
-			r.cancel = v.Kind == jsonscan.True
+			switch v.Kind {
+			case jsonscan.True:
+				r.cancel = true
+			case jsonscan.False, jsonscan.Null:
+			default:
+				r.rejectIn(v.Pos, "metadata.", key, "", "expected true or false, found "+tokText(v))
+			}
 		case "credit_issued_ns":
 			r.creditNs = true
-			if err := sc.Skip(v); err != nil {
-				return err
-			}
-		default:
-			if err := sc.Skip(v); err != nil {
-				return err
-			}
+		}
+		// Every case above reads scalars only: a container in their place
+		// (rejected there) is skipped here, so the next token is a key.
+		if err := sc.Skip(v); err != nil {
+			return err
 		}
 	}
 }

@@ -355,6 +355,11 @@ func FuzzRead(f *testing.F) {
 		f.Add(data)
 	}
 	f.Add([]byte(`{"experiments":[{"requests":[{"timestamp":1,"response_timestamps":[2,3],"response_outputs":[{"response":"data: {}"},{}]}]}]}`))
+	for _, name := range []string{"v0.0.3_ns.json", "v0.0.13_sessions_nonstreaming.json", "raw_edge_cases.json",
+		filepath.Join("artifacts", "demo-8b-openai-chat-concurrency2", "profile_export_genai_perf.json")} {
+		data, _ := os.ReadFile(filepath.Join("testdata", name))
+		ingesttest.AddTypeSeeds(f, 0, data)
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		r1 := ingesttest.ReadTwice(t, genaiperf.Format{}, "fuzz", data)
 		if r1 == nil {

@@ -311,6 +311,9 @@ func (r *rawReader) request(sc *jsonscan.Scanner, e *rawExp, open jsonscan.Token
 				reject(v.Pos, key, "expected nanoseconds since the epoch, found "+tokText(v))
 			}
 			t0, hasT0 = n, ok
+			if err := sc.Skip(v); err != nil { // a container in its place
+				return jtree.SyntaxErr(r.in.Path, err)
+			}
 		case "request_inputs":
 			if e.inputKinds == nil {
 				n, err := jtree.Read(r.in.Path, sc, v)

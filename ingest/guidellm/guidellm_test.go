@@ -343,8 +343,13 @@ func FuzzRead(f *testing.F) {
 		f.Add(data)
 	}
 	f.Add([]byte(`{"benchmarks":[{"type_":"generative_benchmark","config":{"strategy":{"type_":"poisson","rate":1}},"metrics":{},"requests":{"successful":[{"info":{"timings":{"request_start":1,"request_end":0.5}}},3]}}]}`))
+	for _, name := range []string{"gen0_v01.json", "genC_complete.json"} {
+		data, _ := os.ReadFile(filepath.Join("testdata", name))
+		ingesttest.AddTypeSeeds(f, 0, data)
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		r1, err1 := ingesttest.ReadBytes(guidellm.Format{}, "fuzz.json", data)
+		ingesttest.CheckInSync(t, data, r1, err1)
 		r2, err2 := ingesttest.ReadBytes(guidellm.Format{}, "fuzz.json", data)
 		if (err1 == nil) != (err2 == nil) {
 			t.Fatalf("nondeterministic: %v vs %v", err1, err2)

@@ -18,6 +18,7 @@ import (
 	"testing"
 
 	"github.com/verdict-llm/verdict/ingest"
+	"github.com/verdict-llm/verdict/internal/jsonscan"
 	"github.com/verdict-llm/verdict/internal/testkit"
 	"github.com/verdict-llm/verdict/schemas"
 )
@@ -168,6 +169,7 @@ func ReadTwice(t testing.TB, f ingest.Format, name string, data []byte) *Result 
 	if (err1 == nil) != (err2 == nil) {
 		t.Fatalf("nondeterministic: %v vs %v", err1, err2)
 	}
+	CheckInSync(t, data, r1, err1)
 	if err1 != nil {
 		var ie *ingest.Error
 		if !errors.As(err1, &ie) {
@@ -179,6 +181,35 @@ func ReadTwice(t testing.TB, f ingest.Format, name string, data []byte) *Result 
 		t.Fatal("nondeterministic output")
 	}
 	return r1
+}
+
+// CheckInSync fails the test when a reader calls well-formed JSON
+// malformed, in its error or in a rejection: the sign of a reader that
+// left a wrong-typed value unread and lost its place in the token stream
+// (issue 15). data is well-formed when jsonscan reads all of it.
+func CheckInSync(t testing.TB, data []byte, r *Result, err error) {
+	t.Helper()
+	sc := jsonscan.New(bytes.NewReader(data))
+	for {
+		_, serr := sc.Next()
+		if serr == io.EOF {
+			break
+		}
+		if serr != nil {
+			return // not well-formed: anything may be said of it
+		}
+	}
+	if err != nil && strings.Contains(err.Error(), "malformed JSON") {
+		t.Fatalf("well-formed JSON called malformed: %v", err)
+	}
+	if r == nil {
+		return
+	}
+	for _, rej := range r.Rejections {
+		if strings.Contains(rej.Reason, "malformed JSON") {
+			t.Fatalf("well-formed JSON called malformed: %v", rej)
+		}
+	}
 }
 
 // CheckDetect runs f's Detect over every file of the shared corpus: the
@@ -204,6 +235,141 @@ func CheckDetect(t *testing.T, f ingest.Format, tool string, least int, fixtures
 		mine := filepath.Base(filepath.Dir(path)) == tool
 		if mine && got < least || !mine && got != 0 {
 			t.Errorf("Detect(%s) = %d", path, got)
+		}
+	}
+}
+
+// TypeVariants are the values TypeSeeds puts in place of each value: one
+// of every JSON type, and the numbers and shapes that break readers most
+// often (a negative, an overflow, Python's NaN, empty and non-empty
+// containers).
+var TypeVariants = []string{`null`, `true`, `-1`, `1e999`, `NaN`, `"x"`, `[]`, `[1]`, `{}`, `{"a":[1]}`}
+
+// TypeSeeds returns copies of doc in which the value of one field at a
+// time is replaced by each of TypeVariants, for the seed corpus of a
+// reader's fuzz test: a reader that leaves a wrong-typed value unread, or
+// trusts a field's type, fails on one of them. A field is a path of
+// member names and array positions with the positions collapsed
+// (benchmarks[].requests[].ttft), so a file of a thousand records gives
+// the seeds of one; each field's first occurrence is replaced, containers
+// included. doc is one JSON value, a sequence of them (JSON lines), or
+// lines with a non-JSON prefix before their JSON (":::MLLOG {...}"), whose
+// lines are then told apart by their first member's value. At most
+// maxFields fields are replaced (0: 400).
+func TypeSeeds(doc []byte, maxFields int) [][]byte {
+	if maxFields <= 0 {
+		maxFields = 400
+	}
+	spans := valueSpans(doc, maxFields)
+	out := make([][]byte, 0, len(spans)*len(TypeVariants))
+	for _, sp := range spans {
+		for _, v := range TypeVariants {
+			if string(doc[sp[0]:sp[1]]) == v {
+				continue
+			}
+			b := make([]byte, 0, len(doc)-(sp[1]-sp[0])+len(v))
+			b = append(append(append(b, doc[:sp[0]]...), v...), doc[sp[1]:]...)
+			out = append(out, b)
+		}
+	}
+	return out
+}
+
+// AddTypeSeeds adds TypeSeeds of each doc to f's seed corpus.
+func AddTypeSeeds(f *testing.F, maxFields int, docs ...[]byte) {
+	for _, d := range docs {
+		for _, s := range TypeSeeds(d, maxFields) {
+			f.Add(s)
+		}
+	}
+}
+
+// valueSpans lists the byte spans [start, end) of the first occurrence
+// of each field of doc, up to max.
+func valueSpans(doc []byte, max int) [][2]int {
+	seen := map[string]bool{}
+	if spans, ok := jsonSpans(doc, 0, "", seen, max); ok {
+		return spans
+	}
+	var out [][2]int
+	off := 0
+	for line := range bytes.Lines(doc) {
+		if i := bytes.IndexAny(line, "{["); i >= 0 && len(out) < max {
+			spans, _ := jsonSpans(line[i:], off+i, firstValue(line[i:]), seen, max-len(out))
+			out = append(out, spans...)
+		}
+		off += len(line)
+	}
+	return out
+}
+
+// firstValue is the text of the first scalar of a line's JSON (an MLLOG
+// line's key), which tells apart lines of one shape but different
+// meaning.
+func firstValue(b []byte) string {
+	sc := jsonscan.New(bytes.NewReader(b))
+	for {
+		tok, err := sc.Next()
+		if err != nil {
+			return ""
+		}
+		if tok.Kind != jsonscan.Key && tok.Kind.IsValue() && tok.Kind != jsonscan.BeginObject && tok.Kind != jsonscan.BeginArray {
+			return string(tok.Raw)
+		}
+	}
+}
+
+// jsonSpans scans doc as JSON; ok is false when it is not JSON from its
+// first byte.
+func jsonSpans(doc []byte, base int, prefix string, seen map[string]bool, max int) (spans [][2]int, ok bool) {
+	sc := jsonscan.New(bytes.NewReader(doc))
+	type open struct {
+		start int
+		path  string
+	}
+	var opens []open
+	key := ""
+	path := func() string {
+		if len(opens) == 0 {
+			return prefix
+		}
+		top := opens[len(opens)-1]
+		if key == "" {
+			return top.path + "[]"
+		}
+		return top.path + "." + key
+	}
+	add := func(p string, sp [2]int) {
+		if len(opens) > 0 && !seen[p] && len(spans) < max {
+			seen[p] = true
+			spans = append(spans, sp)
+		}
+	}
+	for {
+		tok, err := sc.Next()
+		if err == io.EOF {
+			return spans, true
+		}
+		if err != nil {
+			return spans, len(spans) > 0
+		}
+		start := int(tok.Pos.Off)
+		switch tok.Kind {
+		case jsonscan.Key:
+			key, _ = sc.Text(tok)
+			if key == "" {
+				key = `""`
+			}
+		case jsonscan.BeginObject, jsonscan.BeginArray:
+			opens = append(opens, open{start, path()})
+			key = ""
+		case jsonscan.EndObject, jsonscan.EndArray:
+			o := opens[len(opens)-1]
+			opens = opens[:len(opens)-1]
+			add(o.path, [2]int{base + o.start, base + start + 1})
+			key = ""
+		default:
+			add(path(), [2]int{base + start, base + start + len(tok.Raw)})
 		}
 	}
 }

@@ -283,8 +283,13 @@ func FuzzRead(f *testing.F) {
 		f.Add(data)
 	}
 	f.Add([]byte(`[{"error_code": null, "ttft_s": NaN, "end_to_end_latency_s": "1", "inter_token_latency_s": [1, "x"]}, 7]`))
+	for _, name := range []string{"demo_summary.json", "demo_individual_responses.json", "lists_individual_responses.json"} {
+		data, _ := os.ReadFile(filepath.Join("testdata", name))
+		ingesttest.AddTypeSeeds(f, 0, data)
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		r1, err1 := ingesttest.ReadBytes(llmperf.Format{}, "fuzz.json", data)
+		ingesttest.CheckInSync(t, data, r1, err1)
 		r2, err2 := ingesttest.ReadBytes(llmperf.Format{}, "fuzz.json", data)
 		if (err1 == nil) != (err2 == nil) {
 			t.Fatalf("nondeterministic: %v vs %v", err1, err2)

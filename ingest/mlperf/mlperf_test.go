@@ -374,6 +374,10 @@ func FuzzRead(f *testing.F) {
 		}
 		f.Add(data)
 	}
+	for _, name := range []string{"server_token_detail.txt", "vector_singlestream_detail.txt"} {
+		data, _ := os.ReadFile(filepath.Join("testdata", name))
+		ingesttest.AddTypeSeeds(f, 0, data)
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		r1, err1 := ingesttest.ReadBytes(mlperf.Format{}, "fuzz.txt", data)
 		r2, err2 := ingesttest.ReadBytes(mlperf.Format{}, "fuzz.txt", data)

@@ -299,6 +299,10 @@ func FuzzRead(f *testing.F) {
 		f.Add(data)
 	}
 	f.Add([]byte(`{"model_id":"m","num_prompts":2,"duration":1,"completed":1,"ttfts":[0.1,NaN],"itls":[[0.1],[1,2]],"errors":["","x"]}`))
+	for _, name := range []string{"serve_2024-02_first.json", "append_result.json", "serve_bad_rows.json", "sweep_summary.json", "serve_2024-10_e2el_swapped.json"} {
+		data, _ := os.ReadFile(filepath.Join("testdata", name))
+		ingesttest.AddTypeSeeds(f, 0, data)
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		r1 := ingesttest.ReadTwice(t, vllm.Format{}, "fuzz.json", data)
 		if r1 == nil {
