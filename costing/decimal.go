@@ -8,6 +8,8 @@ import (
 	"math/bits"
 	"strconv"
 	"strings"
+
+	"go.yaml.in/yaml/v3"
 )
 
 // A Decimal is an exact decimal number: coefficient × 10^exponent.
@@ -460,28 +462,30 @@ func (d *Decimal) UnmarshalText(b []byte) error {
 // UnmarshalYAML reads a YAML scalar as an exact decimal. It sees the
 // scalar's text, so a quote's "rate: 2.49" keeps its digits instead of
 // passing through float64. Quoted scalars are accepted too.
-func (d *Decimal) UnmarshalYAML(b []byte) error {
-	s := strings.TrimSpace(string(b))
-	if len(s) >= 2 && (s[0] == '"' || s[0] == '\'') && s[len(s)-1] == s[0] {
-		s = s[1 : len(s)-1]
+func (d *Decimal) UnmarshalYAML(n *yaml.Node) error {
+	if n.Kind != yaml.ScalarNode {
+		return &decimalYAMLError{text: n.ShortTag(), err: errors.New("expected a number"), line: n.Line, col: n.Column}
 	}
+	s := strings.TrimSpace(n.Value)
 	v, err := ParseDecimal(s)
 	if err != nil {
-		return &decimalYAMLError{text: s, err: err}
+		return &decimalYAMLError{text: s, err: err, line: n.Line, col: n.Column}
 	}
 	*d = v
 	return nil
 }
 
-// decimalYAMLError carries the bad scalar so that ParseQuote can find
-// its line (go-yaml does not position errors from unmarshalers).
+// decimalYAMLError carries the bad scalar and its position, which
+// internal/yamlin reports.
 type decimalYAMLError struct {
-	text string
-	err  error
+	text      string
+	err       error
+	line, col int
 }
 
-func (e *decimalYAMLError) Error() string { return fmt.Sprintf("%q: %v", e.text, e.err) }
-func (e *decimalYAMLError) Unwrap() error { return e.err }
+func (e *decimalYAMLError) Error() string             { return fmt.Sprintf("%q: %v", e.text, e.err) }
+func (e *decimalYAMLError) Position() (line, col int) { return e.line, e.col }
+func (e *decimalYAMLError) Unwrap() error             { return e.err }
 
 // A NullDecimal is a Decimal that may be null, for the FOCUS columns that
 // are nullable (ListCost on some rows, quantities on Tax rows). The zero

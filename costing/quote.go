@@ -9,9 +9,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/goccy/go-yaml"
-	"github.com/goccy/go-yaml/ast"
-	"github.com/goccy/go-yaml/parser"
+	"go.yaml.in/yaml/v3"
+
+	"github.com/verdict-llm/verdict/internal/yamlin"
 )
 
 // A Quote is a provider's price list for one configuration, for runs that
@@ -52,8 +52,8 @@ type Quote struct {
 	GPU       GPUItem     `yaml:"gpu"`
 	Other     []OtherItem `yaml:"other"`
 
-	file string    // name for errors
-	doc  *ast.File // the parsed YAML, to point validation errors at lines
+	file string     // name for errors
+	doc  *yaml.Node // the parsed YAML, to point validation errors at lines
 }
 
 // A GPUItem is the quote's accelerator line.
@@ -143,77 +143,30 @@ func LoadQuote(r io.Reader, name string) (*Quote, error) {
 }
 
 // ParseQuote reads a YAML quote strictly: unknown keys, wrong types and
-// invalid values are QuoteErrors naming the line.
+// invalid values are QuoteErrors naming the line. The YAML is read with
+// internal/yamlin's guards (size, nesting and alias limits).
 func ParseQuote(data []byte, name string) (*Quote, error) {
 	q := &Quote{file: name}
-	if err := yaml.UnmarshalWithOptions(data, q, yaml.Strict()); err != nil {
+	if err := yamlin.Decode(name, data, q); err != nil {
 		qe := &QuoteError{File: name, Msg: err.Error(), Err: ErrQuote}
-		var ye yaml.Error
-		var de *decimalYAMLError
-		switch {
-		case errors.As(err, &ye):
-			qe.Msg = ye.GetMessage()
-			if tk := ye.GetToken(); tk != nil && tk.Position != nil {
-				qe.Line, qe.Column = tk.Position.Line, tk.Position.Column
-			}
-		case errors.As(err, &de):
-			// go-yaml does not position errors from custom unmarshalers;
-			// find the scalar in the document instead.
-			qe.Msg = de.Error()
-			if f, perr := parser.ParseBytes(data, 0); perr == nil {
-				qe.Line, qe.Column = findScalar(f, de.text)
-			}
+		var ye *yamlin.Error
+		if errors.As(err, &ye) {
+			qe.Line, qe.Column, qe.Msg = ye.Line, ye.Column, ye.Msg
 		}
 		return nil, qe
 	}
-	if f, err := parser.ParseBytes(data, 0); err == nil {
-		q.doc = f
-	}
+	q.doc, _ = yamlin.Parse(name, data, 0) // parsed once already: cannot fail
 	if err := q.validate(); err != nil {
 		return nil, err
 	}
 	return q, nil
 }
 
-// findScalar returns the position of the first scalar whose text is text.
-func findScalar(f *ast.File, text string) (line, col int) {
-	for _, doc := range f.Docs {
-		ast.Walk(visitFunc(func(n ast.Node) bool {
-			if line > 0 {
-				return false
-			}
-			if tk := n.GetToken(); tk != nil && tk.Position != nil && tk.Value == text {
-				if _, ok := n.(ast.ScalarNode); ok {
-					line, col = tk.Position.Line, tk.Position.Column
-					return false
-				}
-			}
-			return true
-		}), doc)
-	}
-	return line, col
-}
-
-type visitFunc func(ast.Node) bool
-
-func (v visitFunc) Visit(n ast.Node) ast.Visitor {
-	if v(n) {
-		return v
-	}
-	return nil
-}
-
 // errAt builds a QuoteError for the YAML path (e.g. "$.gpu.rate").
 func (q *Quote) errAt(path, format string, args ...any) error {
 	qe := &QuoteError{File: q.file, Msg: fmt.Sprintf(format, args...), Err: ErrQuote}
-	if q.doc != nil {
-		if p, err := yaml.PathString(path); err == nil {
-			if n, err := p.FilterFile(q.doc); err == nil && n != nil {
-				if tk := n.GetToken(); tk != nil && tk.Position != nil {
-					qe.Line, qe.Column = tk.Position.Line, tk.Position.Column
-				}
-			}
-		}
+	if n := yamlin.Find(q.doc, path); n != nil {
+		qe.Line, qe.Column = n.Line, n.Column
 	}
 	return qe
 }

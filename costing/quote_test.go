@@ -138,6 +138,9 @@ func TestQuoteStrict(t *testing.T) {
 		{"provider: p\ncurrency: USD\ngpu: {count: 1, rate: 1, billing: {unit: hour}}\nother:\n  - name: s\n    basis: run-time\n    per: month\n    rate: 1\n", 7, "hours_per_month"},
 		{"provider: p\ncurrency: USD\ngpu: {count: 1, rate: 1, billing: {unit: hour}}\nother:\n  - name: s\n    basis: per-run\n    size: 3\n    rate: 1\n", 7, "run-time only"},
 		{"provider: p\ncurrency: USD\ngpu: {count: 1, rate: 1, billing: {unit: hour}}\nother:\n  - {name: a, basis: usage, rate: 1}\n  - {name: A, basis: usage, rate: 2}\n", 6, "used twice"},
+		// issue 15: 14 bytes that panicked inside goccy/go-yaml
+		{"other: !t 0\na:", 1, "cannot unmarshal !t `0`"},
+		{"provider: " + strings.Repeat("[", 1001) + strings.Repeat("]", 1001), 1, "nesting deeper than 1000 levels"},
 	} {
 		_, err := ParseQuote([]byte(tc.yaml), "q.yaml")
 		var qe *QuoteError

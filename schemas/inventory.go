@@ -7,7 +7,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/goccy/go-yaml"
+	"github.com/verdict-llm/verdict/internal/yamlin"
 )
 
 // An Inventory describes the system under test of a run. Few tools record
@@ -153,8 +153,8 @@ func ParseInventory(name string, data []byte) (Inventory, error) {
 		return Inventory{}, fmt.Errorf("%s: empty inventory file", name)
 	}
 	var f inventoryFile
-	if err := yaml.UnmarshalWithOptions(data, &f, yaml.Strict()); err != nil {
-		return Inventory{}, fmt.Errorf("%s: %s", name, yaml.FormatError(err, false, true))
+	if err := yamlin.Decode(name, data, &f); err != nil {
+		return Inventory{}, err
 	}
 	inv := Inventory{
 		Model: f.Model.Name, ModelRevision: f.Model.Revision, Quantization: f.Model.Quantization, Reasoning: f.Model.Reasoning,

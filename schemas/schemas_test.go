@@ -339,6 +339,8 @@ cloud: {resource_ids: [i-0abc123]}
 		"warmup_requests: -1\n":                "negative",
 		"model: {name: x}\nmodel: {name: y}\n": "already defined",
 		"model: [unclosed\n":                   "sut.yaml",
+		"other: !t 0\na:":                      `sut.yaml:1:1: unknown field "other"`,
+		"model: &m [*m]\n":                     "sut.yaml:1:12: alias *m refers to the value it is inside",
 	}
 	for in, frag := range bad {
 		_, err := ParseInventory("sut.yaml", []byte(in))

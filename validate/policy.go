@@ -8,7 +8,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/goccy/go-yaml"
+	"github.com/verdict-llm/verdict/internal/yamlin"
 )
 
 // A Policy sets the thresholds of the rules and decides which findings fail
@@ -154,8 +154,8 @@ func ParsePolicy(name string, data []byte) (Policy, error) {
 	if len(bytes.TrimSpace(data)) == 0 {
 		return Policy{}, fmt.Errorf("%s: empty policy file", name)
 	}
-	if err := yaml.UnmarshalWithOptions(data, &p, yaml.Strict()); err != nil {
-		return Policy{}, fmt.Errorf("%s: %s", name, yaml.FormatError(err, false, true))
+	if err := yamlin.Decode(name, data, &p); err != nil {
+		return Policy{}, err
 	}
 	if err := p.Check(); err != nil {
 		return Policy{}, fmt.Errorf("%s: %w", name, err)

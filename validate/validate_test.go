@@ -308,6 +308,8 @@ disable: [V019]
 		{"disable: [V1]\n", `disable: unknown rule "V1"`},
 		{"\n", "empty policy file"},
 		{"allow_incomplete: true\nallow_incomplete: false\n", "already defined"},
+		{"other: !t 0\na:", `p.yaml:1:1: unknown field "other"`},
+		{"disable: " + strings.Repeat("[", 1001) + strings.Repeat("]", 1001), "p.yaml:1:1009: nesting deeper than 1000 levels"},
 	} {
 		_, err := ParsePolicy("p.yaml", []byte(tc.yaml))
 		if err == nil || !strings.Contains(err.Error(), tc.want) {

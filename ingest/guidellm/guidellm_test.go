@@ -10,9 +10,12 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/verdict-llm/verdict/analysis"
 	"github.com/verdict-llm/verdict/ingest"
@@ -576,5 +579,44 @@ func TestWarmupCorpus(t *testing.T) {
 	}
 	if n := len(runs[0].Values[schemas.TTFT]); n != 25 {
 		t.Errorf("stats see %d TTFTs, want 25", n)
+	}
+}
+
+// TestHostileYAML: a benchmarks.yaml nested 50,000 levels (100 KB) or
+// holding an alias bomb (49.6 KB standing for billions of values) is
+// refused with a positioned error, in little time and memory (issue 15:
+// 3.9 GB and 25 s, and 9 million request rows, with goccy/go-yaml).
+func TestHostileYAML(t *testing.T) {
+	base, err := os.ReadFile(filepath.Join("testdata", "genB_v04.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var bomb strings.Builder
+	bomb.WriteString("l0: &l0 [lol, lol, lol, lol, lol, lol, lol, lol, lol]\n")
+	for i := 1; bomb.Len() < 49_600; i++ {
+		fmt.Fprintf(&bomb, "l%d: &l%d [*l%[3]d, *l%[3]d, *l%[3]d, *l%[3]d, *l%[3]d, *l%[3]d, *l%[3]d, *l%[3]d, *l%[3]d]\n", i, i, i-1)
+	}
+	for name, tail := range map[string]string{
+		"deep": "deep: " + strings.Repeat("[", 50_000) + strings.Repeat("]", 50_000) + "\n",
+		"bomb": bomb.String(),
+		"tag":  "other: !t 0\na:",
+	} {
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		start := time.Now()
+		r, err := ingesttest.ReadBytes(guidellm.Format{}, "benchmarks.yaml", append(slices.Clone(base), tail...))
+		runtime.ReadMemStats(&after)
+		var ie *ingest.Error
+		if name == "tag" {
+			// a custom tag on a key GuideLLM does not have is no harm
+			if err != nil {
+				t.Errorf("%s: %v", name, err)
+			}
+		} else if !errors.As(err, &ie) || !strings.Contains(err.Error(), "malformed YAML") {
+			t.Errorf("%s: %v (%d requests)", name, err, len(r.Requests))
+		}
+		if d, mb := time.Since(start), (after.TotalAlloc-before.TotalAlloc)>>20; d > 5*time.Second || mb > 128 {
+			t.Errorf("%s: %v, %d MB allocated", name, d, mb)
+		}
 	}
 }

@@ -7,11 +7,12 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/goccy/go-yaml/ast"
+	"go.yaml.in/yaml/v3"
 
 	"github.com/verdict-llm/verdict/ingest"
 	"github.com/verdict-llm/verdict/ingest/genaiperf/jtree"
 	"github.com/verdict-llm/verdict/internal/jsonscan"
+	"github.com/verdict-llm/verdict/internal/yamlin"
 )
 
 // A GuideLLM report is nested several levels deep and changes shape from
@@ -212,137 +213,102 @@ func jsonTree(sc *jsonscan.Scanner, tok jsonscan.Token, keys keyCache) (*node, e
 	return n, nil
 }
 
-// yamlTree reads a YAML document into a tree.
+// MaxYAMLBytes is the largest benchmarks.yaml read: a YAML report is held
+// as a node tree while it is read (GuideLLM writes the same report as
+// JSON, which is streamed).
+const MaxYAMLBytes = 64 << 20
+
+// yamlTree reads a YAML document into a tree, with internal/yamlin's
+// guards (size, nesting, alias expansion).
 func yamlTree(path string, r io.Reader) (*node, error) {
-	data, err := io.ReadAll(r)
+	data, err := io.ReadAll(io.LimitReader(r, MaxYAMLBytes+1))
 	if err != nil {
 		return nil, &ingest.Error{File: path, Err: err}
 	}
-	body, err := jtree.YAMLDocument(path, data)
+	y, err := yamlin.Parse(path, data, MaxYAMLBytes)
 	if err != nil {
-		return nil, err
+		return nil, jtree.YAMLError(path, err)
 	}
-	c := &yamlConv{path: path, anchors: map[string]*node{}}
-	return c.node(body, 0)
+	c := &yamlConv{path: path, anchors: map[*yaml.Node]*node{}}
+	return c.node(y)
 }
 
-// yamlConv converts a YAML AST, resolving aliases to the anchored values.
+// yamlConv converts a YAML node tree, resolving aliases to the anchored
+// values (converted once and shared; yamlin bounded their expansion).
 type yamlConv struct {
 	path    string
-	anchors map[string]*node
+	anchors map[*yaml.Node]*node
 }
 
-func (c *yamlConv) node(y ast.Node, depth int) (*node, error) {
-	path := c.path
-	if depth > 200 {
-		return nil, &ingest.Error{File: path, Err: fmt.Errorf("YAML nested too deeply")}
+func (c *yamlConv) node(y *yaml.Node) (*node, error) {
+	if y.Kind == yaml.AliasNode {
+		y = y.Alias
 	}
-	n := &node{}
-	if tk := y.GetToken(); tk != nil && tk.Position != nil {
-		n.line, n.col = tk.Position.Line, tk.Position.Column
+	if n, ok := c.anchors[y]; ok {
+		return n, nil
 	}
-	switch v := y.(type) {
-	case *ast.NullNode:
-		n.kind = kNull
-	case *ast.BoolNode:
-		n.kind, n.text = kBool, strconv.FormatBool(v.Value)
-	case *ast.IntegerNode:
-		n.kind, n.text = kNumber, fmt.Sprint(v.Value)
-	case *ast.FloatNode:
-		n.kind, n.text = kNumber, strconv.FormatFloat(v.Value, 'g', -1, 64)
-		if v.Token != nil {
-			if _, err := strconv.ParseFloat(v.Token.Value, 64); err == nil {
-				n.text = v.Token.Value // the text as written, for exact round trips
-			}
-		}
-	case *ast.InfinityNode:
-		n.kind, n.text = kNumber, "Infinity"
-		if v.Value < 0 {
-			n.text = "-Infinity"
-		}
-	case *ast.NanNode:
-		n.kind, n.text = kNumber, "NaN"
-	case *ast.StringNode:
-		n.kind, n.text = kString, v.Value
-	case *ast.LiteralNode:
-		n.kind = kString
-		if v.Value != nil {
-			n.text = v.Value.Value
-		}
-	case *ast.TagNode:
-		if v.Value == nil {
-			n.kind = kNull
-			return n, nil
-		}
-		return c.node(v.Value, depth+1)
-	case *ast.AnchorNode:
-		if v.Value == nil {
-			n.kind = kNull
-			return n, nil
-		}
-		a, err := c.node(v.Value, depth+1)
-		if err != nil {
-			return nil, err
-		}
-		if v.Name != nil {
-			c.anchors[v.Name.String()] = a
-		}
-		return a, nil
-	case *ast.AliasNode:
-		name := ""
-		if v.Value != nil {
-			name = v.Value.String()
-		}
-		a, ok := c.anchors[name]
-		if !ok {
-			return nil, &ingest.Error{File: path, Line: n.line, Column: n.col, Err: fmt.Errorf("YAML alias *%s has no anchor before it", name)}
-		}
-		return a, nil
-	case *ast.MappingNode:
+	n := &node{line: y.Line, col: y.Column}
+	switch y.Kind {
+	case yaml.ScalarNode:
+		c.scalar(n, y)
+	case yaml.MappingNode:
 		n.kind = kObject
-		for _, mv := range v.Values {
-			if err := c.member(n, mv, depth); err != nil {
+		for i := 0; i+1 < len(y.Content); i += 2 {
+			k, v := y.Content[i], y.Content[i+1]
+			if k.Kind == yaml.AliasNode {
+				k = k.Alias
+			}
+			child, err := c.node(v)
+			if err != nil {
 				return nil, err
 			}
+			n.keys = append(n.keys, strings.TrimSpace(k.Value))
+			n.vals = append(n.vals, child)
 		}
-	case *ast.MappingValueNode:
-		n.kind = kObject
-		if err := c.member(n, v, depth); err != nil {
-			return nil, err
-		}
-	case *ast.SequenceNode:
+	case yaml.SequenceNode:
 		n.kind = kArray
-		for _, e := range v.Values {
-			child, err := c.node(e, depth+1)
+		for _, e := range y.Content {
+			child, err := c.node(e)
 			if err != nil {
 				return nil, err
 			}
 			n.vals = append(n.vals, child)
 		}
 	default:
-		return nil, &ingest.Error{File: path, Line: n.line, Column: n.col, Err: fmt.Errorf("unsupported YAML node %s", y.Type())}
+		return nil, &ingest.Error{File: c.path, Line: n.line, Column: n.col, Err: fmt.Errorf("unsupported YAML node kind %d", y.Kind)}
+	}
+	if y.Anchor != "" {
+		c.anchors[y] = n
 	}
 	return n, nil
 }
 
-func (c *yamlConv) member(n *node, mv *ast.MappingValueNode, depth int) error {
-	var key string
-	switch k := mv.Key.(type) {
-	case *ast.StringNode:
-		key = k.Value
-	default:
-		key = strings.TrimSpace(mv.Key.String())
-	}
-	var child *node
-	if mv.Value == nil {
-		child = &node{kind: kNull}
-	} else {
-		var err error
-		if child, err = c.node(mv.Value, depth+1); err != nil {
-			return err
+// scalar types a YAML scalar by its resolved tag (YAML 1.2's core
+// schema, as yaml.v3 resolves it; PyYAML writes the same forms).
+func (c *yamlConv) scalar(n *node, y *yaml.Node) {
+	switch y.ShortTag() {
+	case "!!null":
+		n.kind = kNull
+	case "!!bool":
+		n.kind = kBool
+		b := strings.ToLower(y.Value)
+		n.text = strconv.FormatBool(b == "true" || b == "yes" || b == "on")
+	case "!!int":
+		n.kind, n.text = kNumber, y.Value
+		if v, err := strconv.ParseInt(strings.ReplaceAll(y.Value, "_", ""), 0, 64); err == nil {
+			n.text = strconv.FormatInt(v, 10)
 		}
+	case "!!float":
+		n.kind, n.text = kNumber, y.Value
+		switch strings.ToLower(y.Value) {
+		case ".inf", "+.inf":
+			n.text = "Infinity"
+		case "-.inf":
+			n.text = "-Infinity"
+		case ".nan":
+			n.text = "NaN"
+		}
+	default:
+		n.kind, n.text = kString, y.Value
 	}
-	n.keys = append(n.keys, key)
-	n.vals = append(n.vals, child)
-	return nil
 }

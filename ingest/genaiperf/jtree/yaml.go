@@ -7,186 +7,127 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/goccy/go-yaml/ast"
-	"github.com/goccy/go-yaml/parser"
+	"go.yaml.in/yaml/v3"
 
 	"github.com/verdict-llm/verdict/ingest"
 	"github.com/verdict-llm/verdict/internal/jsonscan"
+	"github.com/verdict-llm/verdict/internal/yamlin"
 )
+
+// MaxYAMLBytes is the largest YAML document ParseYAML reads: it is held as
+// a node tree while it is read.
+const MaxYAMLBytes = 64 << 20
 
 // ParseYAML reads one YAML document into the same tree Parse builds, so a
 // reader of a format written as YAML or JSON (the llm-d Benchmark Report,
 // inference-perf's config.yaml) walks one tree. Scalars keep the text as
 // written: a quoted '0.2' is a string, an unquoted 0.2 a number whose Text
-// is "0.2". Aliases are resolved to their anchored values; the tree is
-// bounded by MaxNodes like a JSON one.
+// is "0.2". Aliases are resolved to their anchored values. The document is
+// read with internal/yamlin's guards (size, nesting, alias expansion), and
+// the tree is bounded by MaxNodes like a JSON one.
 func ParseYAML(path string, r io.Reader) (*Node, error) {
-	data, err := io.ReadAll(r)
+	data, err := io.ReadAll(io.LimitReader(r, MaxYAMLBytes+1))
 	if err != nil {
 		return nil, &ingest.Error{File: path, Err: err}
 	}
-	body, err := YAMLDocument(path, data)
+	body, err := yamlin.Parse(path, data, MaxYAMLBytes)
 	if err != nil {
-		return nil, err
+		return nil, YAMLError(path, err)
 	}
-	y := &yamlTree{path: path, anchors: map[string]*Node{}}
-	return y.node(body, 0)
+	y := &yamlTree{path: path, anchors: map[*yaml.Node]*Node{}}
+	return y.node(body)
 }
 
-// YAMLDocument parses data as exactly one YAML document and returns its
-// body; errors are *ingest.Error values naming path. ingest/guidellm builds
-// its own tree from it.
-func YAMLDocument(path string, data []byte) (ast.Node, error) {
-	f, err := parser.ParseBytes(data, 0)
-	if err != nil {
-		msg := strings.TrimSpace(err.Error())
-		if i := strings.IndexByte(msg, '\n'); i >= 0 {
-			msg = msg[:i]
-		}
-		return nil, &ingest.Error{File: path, Err: fmt.Errorf("malformed YAML: %s", msg)}
+// YAMLError turns an internal/yamlin error into an *ingest.Error.
+func YAMLError(path string, err error) error {
+	var ye *yamlin.Error
+	if errors.As(err, &ye) {
+		return &ingest.Error{File: path, Line: ye.Line, Column: ye.Column, Err: fmt.Errorf("malformed YAML: %s", ye.Msg)}
 	}
-	var body ast.Node
-	for _, d := range f.Docs {
-		if d == nil || d.Body == nil {
-			continue
-		}
-		if body != nil {
-			return nil, &ingest.Error{File: path, Err: errors.New("more than one YAML document")}
-		}
-		body = d.Body
-	}
-	if body == nil {
-		return nil, &ingest.Error{File: path, Err: errors.New("empty YAML document")}
-	}
-	return body, nil
+	return &ingest.Error{File: path, Err: err}
 }
 
 type yamlTree struct {
 	path    string
-	anchors map[string]*Node
+	anchors map[*yaml.Node]*Node
 	count   int
 }
 
-func (y *yamlTree) errAt(p jsonscan.Pos, format string, args ...any) error {
-	return &ingest.Error{File: y.path, Line: p.Line, Column: p.Col, Err: fmt.Errorf(format, args...)}
-}
-
-func posOf(n ast.Node) jsonscan.Pos {
-	if tk := n.GetToken(); tk != nil && tk.Position != nil {
-		return jsonscan.Pos{Line: tk.Position.Line, Col: tk.Position.Column, Off: int64(tk.Position.Offset)}
+func (y *yamlTree) node(yn *yaml.Node) (*Node, error) {
+	if yn.Kind == yaml.AliasNode {
+		yn = yn.Alias
 	}
-	return jsonscan.Pos{}
-}
-
-func (y *yamlTree) node(an ast.Node, depth int) (*Node, error) {
-	p := posOf(an)
-	y.count++
-	if y.count > MaxNodes || depth > 256 {
-		return nil, y.errAt(p, "document too large or nested too deeply")
+	if n, ok := y.anchors[yn]; ok {
+		return n, nil
+	}
+	p := jsonscan.Pos{Line: yn.Line, Col: yn.Column}
+	if y.count++; y.count > MaxNodes {
+		return nil, &ingest.Error{File: y.path, Line: p.Line, Column: p.Col, Err: fmt.Errorf("document too large (over %d values)", MaxNodes)}
 	}
 	n := &Node{Pos: p}
-	switch v := an.(type) {
-	case *ast.NullNode:
-		n.Kind = jsonscan.Null
-	case *ast.BoolNode:
-		n.Kind = jsonscan.False
-		if v.Value {
-			n.Kind = jsonscan.True
-		}
-	case *ast.IntegerNode:
-		n.Kind, n.Text = jsonscan.Number, fmt.Sprint(v.Value)
-		if v.Token != nil {
-			if _, err := strconv.ParseInt(v.Token.Value, 10, 64); err == nil {
-				n.Text = v.Token.Value
-			}
-		}
-	case *ast.FloatNode:
-		n.Kind, n.Text = jsonscan.Number, strconv.FormatFloat(v.Value, 'g', -1, 64)
-		if v.Token != nil {
-			if _, err := strconv.ParseFloat(v.Token.Value, 64); err == nil {
-				n.Text = v.Token.Value // as written, so numbers round-trip exactly
-			}
-		}
-	case *ast.InfinityNode:
-		n.Kind, n.Text = jsonscan.Number, "Infinity"
-		if v.Value < 0 {
-			n.Text = "-Infinity"
-		}
-	case *ast.NanNode:
-		n.Kind, n.Text = jsonscan.Number, "NaN"
-	case *ast.StringNode:
-		n.Kind, n.Text = jsonscan.String, v.Value
-	case *ast.LiteralNode:
-		n.Kind = jsonscan.String
-		if v.Value != nil {
-			n.Text = v.Value.Value
-		}
-	case *ast.TagNode:
-		if v.Value == nil {
-			n.Kind = jsonscan.Null
-			return n, nil
-		}
-		return y.node(v.Value, depth+1)
-	case *ast.AnchorNode:
-		if v.Value == nil {
-			n.Kind = jsonscan.Null
-			return n, nil
-		}
-		a, err := y.node(v.Value, depth+1)
-		if err == nil && v.Name != nil {
-			y.anchors[v.Name.String()] = a
-		}
-		return a, err
-	case *ast.AliasNode:
-		name := ""
-		if v.Value != nil {
-			name = v.Value.String()
-		}
-		a, ok := y.anchors[name]
-		if !ok {
-			return nil, y.errAt(p, "YAML alias *%s has no anchor before it", name)
-		}
-		return a, nil
-	case *ast.MappingNode:
+	switch yn.Kind {
+	case yaml.ScalarNode:
+		yamlScalar(n, yn)
+	case yaml.MappingNode:
 		n.Kind = jsonscan.BeginObject
-		for _, mv := range v.Values {
-			if err := y.member(n, mv, depth); err != nil {
+		for i := 0; i+1 < len(yn.Content); i += 2 {
+			k, v := yn.Content[i], yn.Content[i+1]
+			if k.Kind == yaml.AliasNode {
+				k = k.Alias
+			}
+			c, err := y.node(v)
+			if err != nil {
 				return nil, err
 			}
+			n.Members = append(n.Members, Member{Key: strings.TrimSpace(k.Value), KeyPos: jsonscan.Pos{Line: k.Line, Col: k.Column}, Val: c})
 		}
-	case *ast.MappingValueNode:
-		n.Kind = jsonscan.BeginObject
-		if err := y.member(n, v, depth); err != nil {
-			return nil, err
-		}
-	case *ast.SequenceNode:
+	case yaml.SequenceNode:
 		n.Kind = jsonscan.BeginArray
-		for _, e := range v.Values {
-			c, err := y.node(e, depth+1)
+		for _, e := range yn.Content {
+			c, err := y.node(e)
 			if err != nil {
 				return nil, err
 			}
 			n.Elems = append(n.Elems, c)
 		}
 	default:
-		return nil, y.errAt(p, "unsupported YAML node %s", an.Type())
+		return nil, &ingest.Error{File: y.path, Line: p.Line, Column: p.Col, Err: fmt.Errorf("unsupported YAML node kind %d", yn.Kind)}
+	}
+	if yn.Anchor != "" {
+		y.anchors[yn] = n
 	}
 	return n, nil
 }
 
-func (y *yamlTree) member(n *Node, mv *ast.MappingValueNode, depth int) error {
-	key := strings.TrimSpace(mv.Key.String())
-	if s, ok := mv.Key.(*ast.StringNode); ok {
-		key = s.Value
-	}
-	m := Member{Key: key, KeyPos: posOf(mv.Key), Val: &Node{Kind: jsonscan.Null, Pos: posOf(mv)}}
-	if mv.Value != nil {
-		v, err := y.node(mv.Value, depth+1)
-		if err != nil {
-			return err
+// yamlScalar types a scalar by its resolved tag (YAML 1.2's core schema,
+// as yaml.v3 resolves it), keeping a number's text as written.
+func yamlScalar(n *Node, yn *yaml.Node) {
+	switch yn.ShortTag() {
+	case "!!null":
+		n.Kind = jsonscan.Null
+	case "!!bool":
+		n.Kind = jsonscan.False
+		if b := strings.ToLower(yn.Value); b == "true" || b == "yes" || b == "on" {
+			n.Kind = jsonscan.True
 		}
-		m.Val = v
+	case "!!int":
+		n.Kind, n.Text = jsonscan.Number, yn.Value
+		if _, err := strconv.ParseInt(yn.Value, 10, 64); err != nil {
+			if v, err := strconv.ParseInt(strings.ReplaceAll(yn.Value, "_", ""), 0, 64); err == nil {
+				n.Text = strconv.FormatInt(v, 10) // 0x1F, 0o17, 1_000
+			}
+		}
+	case "!!float":
+		n.Kind, n.Text = jsonscan.Number, yn.Value
+		switch strings.ToLower(yn.Value) {
+		case ".inf", "+.inf":
+			n.Text = "Infinity"
+		case "-.inf":
+			n.Text = "-Infinity"
+		case ".nan":
+			n.Text = "NaN"
+		}
+	default:
+		n.Kind, n.Text = jsonscan.String, yn.Value
 	}
-	n.Members = append(n.Members, m)
-	return nil
 }

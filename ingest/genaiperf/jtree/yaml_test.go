@@ -41,7 +41,7 @@ func TestParseYAML(t *testing.T) {
 		"a: [1, 2\n":        "malformed YAML",
 		"":                  "empty YAML document",
 		"a: 1\n---\nb: 2\n": "more than one YAML document",
-		"a: *nope\n":        "t.yaml:1:4: YAML alias *nope has no anchor before it",
+		"a: *nope\n":        "t.yaml: malformed YAML: unknown anchor 'nope' referenced",
 	} {
 		_, err := jtree.ParseYAML("t.yaml", strings.NewReader(in))
 		var ie *ingest.Error
