@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"fmt"
 	"math"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -208,5 +209,90 @@ func TestDatasetInDuckDB(t *testing.T) {
 		if v := r.Metrics[0].Quantiles[0].Value; math.Abs(v-duck[p]) > 1e-12*duck[p] {
 			t.Errorf("platform %s: verdict %v, DuckDB %v", p, v, duck[p])
 		}
+	}
+}
+
+// TestDatasetEscapingAndStaging checks, in DuckDB, what the dataset's
+// crash safety and escaping rely on: DuckDB percent-decodes Hive partition
+// values (a run ID with '/' and '%' comes back whole, and equal to the run
+// ID inside the file), its ** glob does read dot- and underscore-prefixed
+// directories and files below table=... (so verdict stages exports at the
+// dataset's top level, outside every table= directory), and the README's
+// per-table glob never reads the staging directory.
+func TestDatasetEscapingAndStaging(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	src := filepath.Join(dir, "a.bundle")
+	if _, err := ingest.ToBundle(ctx, []string{demo + "platform-a.json"}, src, ingest.Options{Formats: all.Formats()}); err != nil {
+		t.Fatal(err)
+	}
+	b, err := schemas.OpenBundle(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ds := filepath.Join(dir, "history")
+	if _, err := schemas.Export(ctx, b, ds, schemas.ExportOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	db := open(t)
+	glob := func(table string) string {
+		return fmt.Sprintf("read_parquet('%s', hive_partitioning = true)", filepath.Join(ds, "table="+table, "**", "*.parquet"))
+	}
+	var before int64
+	queryRow(t, db, "SELECT count(*) FROM "+glob("requests"), &before)
+	// A file where an interrupted export stages its partitions.
+	part, _ := filepath.Glob(filepath.Join(ds, "table=requests", "*", "*", "part-0.parquet"))
+	data, err := os.ReadFile(part[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	staged := filepath.Join(ds, ".staging-1", "table=requests", "tool=vllm", "run_id=zz", "part-0.parquet")
+	os.MkdirAll(filepath.Dir(staged), 0o755)
+	os.WriteFile(staged, data, 0o644)
+	var after int64
+	queryRow(t, db, "SELECT count(*) FROM "+glob("requests"), &after)
+	if after != before {
+		t.Errorf("the README's glob read the staging directory: %d rows, then %d", before, after)
+	}
+	// The same file in a hidden directory below table=requests is read.
+	hidden := filepath.Join(ds, "table=requests", "tool=vllm", ".run_id=zz", "part-0.parquet")
+	os.MkdirAll(filepath.Dir(hidden), 0o755)
+	os.WriteFile(hidden, data, 0o644)
+	var files int64
+	queryRow(t, db, fmt.Sprintf("SELECT count(*) FROM glob('%s')", filepath.Join(ds, "table=requests", "**", "*.parquet")), &files)
+	if files != 2 {
+		t.Errorf("DuckDB's ** glob saw %d files with a hidden directory beside the partition, want 2 (it reads hidden paths)", files)
+	}
+	os.RemoveAll(filepath.Dir(hidden))
+
+	// A run ID with '/', '%' and '=' is escaped in the path and decoded
+	// by DuckDB to the ID stored in the file.
+	var rows []schemas.Run
+	rows, err = b.Runs(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	weird := "x/../y%41=z"
+	w, err := schemas.CreateBundle(filepath.Join(dir, "weird.bundle"), schemas.BundleOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := rows[0]
+	r.ID = weird
+	w.AddRun(r)
+	w.AddRequest(&schemas.Request{RunID: weird, Status: schemas.StatusOK, TTFTS: schemas.Some(0.25)})
+	if err := w.Commit(schemas.Manifest{}); err != nil {
+		t.Fatal(err)
+	}
+	wb, _ := schemas.OpenBundle(filepath.Join(dir, "weird.bundle"))
+	ds2 := filepath.Join(dir, "weird-history")
+	if _, err := schemas.Export(ctx, wb, ds2, schemas.ExportOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	var got, inFile string
+	queryRow(t, db, fmt.Sprintf("SELECT run_id FROM read_parquet('%s', hive_partitioning = true)", filepath.Join(ds2, "table=requests", "**", "*.parquet")), &got)
+	queryRow(t, db, fmt.Sprintf("SELECT run_id FROM read_parquet('%s', hive_partitioning = false)", filepath.Join(ds2, "table=requests", "**", "*.parquet")), &inFile)
+	if got != weird || inFile != weird {
+		t.Errorf("run ID from the partition %q, from the file %q, want %q", got, inFile, weird)
 	}
 }

@@ -33,10 +33,23 @@ import (
 // were completely exported and the sources they came from. verdict reads a
 // dataset wherever it reads a bundle (OpenBundle).
 //
-// Partitions are written into a temporary directory and renamed into
-// place, then dataset.json is rewritten atomically; files of runs that
-// dataset.json does not list (left by an interrupted export) are ignored by
-// verdict and removed by the next export of that run.
+// Partition values are escaped as Hive escapes them (percent-encoding of
+// '/', '\\', '%', '=', control characters and a few more; DuckDB,
+// Spark and pyarrow decode them), and every path is checked to stay
+// inside the dataset, so no run ID or tool name from a bundle can reach
+// outside it.
+//
+// An export is one transaction under an exclusive lock (flock(2) on
+// DIR/.verdict.lock; readers take a shared one): the new partitions and
+// the new dataset.json are written into DIR/.staging-<random>/, outside
+// every table= directory, then a plan listing the moves is committed, and
+// only then are the files renamed into place (each a whole file, atomic),
+// the runs table last, and dataset.json last of all. A crash before the
+// plan leaves the dataset as it was (the staging directory is removed by
+// the next export); a crash after it is completed by the next export, or
+// by `verdict export --repair`, and until then verdict refuses to read
+// the dataset. A glob reader (DuckDB) sees, for each partition, the old
+// file or the new one, never a part of either.
 
 // DatasetFile is the name of a dataset's index.
 const DatasetFile = "dataset.json"
@@ -103,14 +116,96 @@ func readIndex(dir string) (DatasetIndex, error) {
 	return idx, nil
 }
 
+// Names inside a dataset directory that are not part of its data.
+const (
+	datasetLock   = ".verdict.lock"
+	stagingPrefix = ".staging-"
+	planFile      = "PLAN.json"
+)
+
+// hiveEscape escapes a partition value as Hive's FileUtils.escapePathName
+// does: the bytes below 0x20, 0x7F and "#%'*/:=?\\{[]^ become %XX.
+func hiveEscape(v string) string {
+	var b strings.Builder
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		if c < 0x20 || c == 0x7f || strings.IndexByte("\"#%'*/:=?\\{[]^", c) >= 0 {
+			fmt.Fprintf(&b, "%%%02X", c)
+			continue
+		}
+		b.WriteByte(c)
+	}
+	return b.String()
+}
+
+// hiveUnescape reverses hiveEscape (and decodes any %XX, as DuckDB does).
+func hiveUnescape(v string) string {
+	if !strings.Contains(v, "%") {
+		return v
+	}
+	var b strings.Builder
+	for i := 0; i < len(v); i++ {
+		if v[i] == '%' && i+2 < len(v) {
+			if n, err := strconv.ParseUint(v[i+1:i+3], 16, 8); err == nil {
+				b.WriteByte(byte(n))
+				i += 2
+				continue
+			}
+		}
+		b.WriteByte(v[i])
+	}
+	return b.String()
+}
+
 // partitionPath is a run's partition directory of a table, relative to
-// the dataset.
-func partitionPath(table, tool, run string) string {
-	return filepath.Join("table="+table, "tool="+tool, "run_id="+run)
+// the dataset, with the values escaped. It fails for a value that is
+// empty, or a path that would not stay inside the dataset.
+func partitionPath(table, tool, run string) (string, error) {
+	if tool == "" || run == "" {
+		return "", fmt.Errorf("run %q of tool %q: an empty run ID or tool cannot name a partition", run, tool)
+	}
+	rel := filepath.Join("table="+hiveEscape(table), "tool="+hiveEscape(tool), "run_id="+hiveEscape(run))
+	if !filepath.IsLocal(rel) || strings.Count(rel, string(filepath.Separator)) != 2 {
+		return "", fmt.Errorf("run %q of tool %q: partition path %q would leave the dataset", run, tool, rel)
+	}
+	return rel, nil
+}
+
+// inside joins rel to dir and checks that the result stays inside dir.
+func inside(dir, rel string) (string, error) {
+	if !filepath.IsLocal(rel) {
+		return "", fmt.Errorf("%s: path %q is not inside the dataset", dir, rel)
+	}
+	return filepath.Join(dir, rel), nil
+}
+
+var errLocked = errors.New("locked by another process")
+
+// lockDataset takes the dataset's writer lock, waiting for other writers.
+func lockDataset(dir string) (*fileLock, error) {
+	l, err := lockFile(filepath.Join(dir, datasetLock), true, true, true)
+	if err != nil {
+		return nil, fmt.Errorf("%s: locking the dataset: %w", dir, err)
+	}
+	return l, nil
+}
+
+// isDatasetEntry reports whether a name at a dataset's top level is one
+// verdict writes.
+func isDatasetEntry(name string) bool {
+	return name == DatasetFile || name == datasetLock || strings.HasPrefix(name, stagingPrefix) || strings.HasPrefix(name, "table=")
+}
+
+// A plan is a committed export: the files to move from the staging
+// directory into the dataset, in order, and the partitions to remove.
+type plan struct {
+	Moves  []string `json:"moves"`  // relative paths of files, data tables first, the runs table last
+	Remove []string `json:"remove"` // relative paths of partition directories
 }
 
 // Export adds the runs of a bundle to the dataset in dir (created when
-// missing).
+// missing). Concurrent exports into one dataset wait for each other and
+// all their runs are kept.
 func Export(ctx context.Context, b *Bundle, dir string, o ExportOptions) (ExportResult, error) {
 	res := ExportResult{Rows: map[string]int64{}}
 	if o.Now.IsZero() {
@@ -125,11 +220,21 @@ func Export(ctx context.Context, b *Bundle, dir string, o ExportOptions) (Export
 	}
 	if !IsDataset(dir) {
 		entries, _ := os.ReadDir(dir)
-		if len(entries) > 0 {
-			return res, fmt.Errorf("%s is not empty and not a dataset (no %s); refusing to write into it", dir, DatasetFile)
+		for _, e := range entries {
+			if !isDatasetEntry(e.Name()) || strings.HasPrefix(e.Name(), "table=") {
+				return res, fmt.Errorf("%s is not empty and not a dataset (no %s); refusing to write into it", dir, DatasetFile)
+			}
 		}
 	}
-	idx, err := readIndex(dir)
+	lock, err := lockDataset(dir)
+	if err != nil {
+		return res, err
+	}
+	defer lock.Unlock()
+	if _, err := recoverStaging(dir, true); err != nil {
+		return res, err
+	}
+	idx, err := readIndex(dir) // read under the lock: no other export's runs are lost
 	if err != nil {
 		return res, err
 	}
@@ -143,19 +248,29 @@ func Export(ctx context.Context, b *Bundle, dir string, o ExportOptions) (Export
 			res.Skipped = append(res.Skipped, r.ID)
 			continue
 		}
+		for _, t := range b.tables() {
+			if _, err := partitionPath(t, r.Tool, r.ID); err != nil {
+				return res, err
+			}
+		}
 		tool[r.ID] = r.Tool
 	}
 	if len(tool) == 0 {
 		return res, nil
 	}
-	tmp, err := os.MkdirTemp(dir, ".export-")
+	staging, err := os.MkdirTemp(dir, stagingPrefix)
 	if err != nil {
 		return res, err
 	}
-	defer os.RemoveAll(tmp)
+	committed := false
+	defer func() {
+		if !committed { // nothing was moved: the dataset is as it was
+			os.RemoveAll(staging)
+		}
+	}()
 	rows := map[string]map[string]int64{} // run -> table -> rows
 	for _, t := range b.tables() {
-		n, err := exportTable(ctx, b, t, tmp, tool, mem)
+		n, err := exportTable(ctx, b, t, staging, tool, mem)
 		if err != nil {
 			return res, fmt.Errorf("exporting %s: %w", t, err)
 		}
@@ -167,45 +282,190 @@ func Export(ctx context.Context, b *Bundle, dir string, o ExportOptions) (Export
 			res.Rows[t] += k
 		}
 	}
-	// Move each run's partitions into place, replacing old ones.
+	var pl plan
 	for _, run := range slices.Sorted(maps.Keys(tool)) {
-		for _, t := range b.tables() {
-			rel := partitionPath(t, tool[run], run)
-			dst := filepath.Join(dir, rel)
-			if err := os.RemoveAll(dst); err != nil {
-				return res, err
-			}
-			src := filepath.Join(tmp, rel)
-			if _, err := os.Stat(src); err != nil {
-				continue // the run has no rows in this table
-			}
-			if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
-				return res, err
-			}
-			if err := os.Rename(src, dst); err != nil {
-				return res, err
+		if old, ok := idx.Runs[run]; ok {
+			for t := range old.Rows {
+				if _, still := rows[run][t]; still && old.Tool == tool[run] {
+					continue // replaced file by file below
+				}
+				rel, err := partitionPath(t, old.Tool, run)
+				if err != nil {
+					return res, err
+				}
+				pl.Remove = append(pl.Remove, rel)
 			}
 		}
 		idx.Runs[run] = DatasetRun{Tool: tool[run], Bundle: b.Dir, ExportedAt: o.Now, Rows: rows[run]}
 		res.Exported = append(res.Exported, run)
+	}
+	if pl.Moves, err = stagedFiles(staging); err != nil {
+		return res, err
 	}
 	for _, s := range b.Manifest.Sources {
 		if !slices.ContainsFunc(idx.Sources, func(x Source) bool { return x.SHA256 == s.SHA256 && x.Path == s.Path }) {
 			idx.Sources = append(idx.Sources, s)
 		}
 	}
-	data, err := json.MarshalIndent(idx, "", "  ")
+	if err := writeJSON(filepath.Join(staging, DatasetFile), idx); err != nil {
+		return res, err
+	}
+	if err := commitPlan(staging, pl); err != nil {
+		return res, err
+	}
+	committed = true
+	if err := exportHook("planned"); err != nil {
+		return res, err
+	}
+	return res, applyPlan(dir, staging, pl)
+}
+
+// exportHook lets tests stop an export at a step, as a crash would: a
+// non-nil error returns at once, leaving everything where it is.
+var exportHook = func(step string) error { return nil }
+
+// stagedFiles lists the files under staging's table= directories, the
+// runs table's last.
+func stagedFiles(staging string) ([]string, error) {
+	var data, runs []string
+	err := filepath.WalkDir(staging, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".parquet") {
+			return err
+		}
+		rel, err := filepath.Rel(staging, p)
+		if err != nil {
+			return err
+		}
+		if strings.HasPrefix(rel, "table="+TableRuns+string(filepath.Separator)) {
+			runs = append(runs, rel)
+		} else {
+			data = append(data, rel)
+		}
+		return nil
+	})
+	slices.Sort(data)
+	slices.Sort(runs)
+	return append(data, runs...), err
+}
+
+func writeJSON(path string, v any) error {
+	data, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
-		return res, err
+		return err
 	}
-	tmpIdx := filepath.Join(tmp, DatasetFile)
-	if err := writeFileSync(tmpIdx, append(data, '\n')); err != nil {
-		return res, err
+	return writeFileSync(path, append(data, '\n'))
+}
+
+// commitPlan makes the staged export durable, then writes its plan: from
+// then on the export is completed, by this process or the next.
+func commitPlan(staging string, pl plan) error {
+	for _, rel := range pl.Moves {
+		if err := syncFile(filepath.Join(staging, rel)); err != nil {
+			return err
+		}
 	}
-	if err := os.Rename(tmpIdx, filepath.Join(dir, DatasetFile)); err != nil {
-		return res, err
+	tmp := filepath.Join(staging, planFile+".tmp")
+	if err := writeJSON(tmp, pl); err != nil {
+		return err
 	}
-	return res, syncDir(dir)
+	if err := os.Rename(tmp, filepath.Join(staging, planFile)); err != nil {
+		return err
+	}
+	return syncDir(staging)
+}
+
+func syncFile(path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	return f.Sync()
+}
+
+// applyPlan moves a committed export into place; it is idempotent, so a
+// plan interrupted at any step is completed by running it again.
+func applyPlan(dir, staging string, pl plan) error {
+	for i, rel := range pl.Moves {
+		src := filepath.Join(staging, rel)
+		dst, err := inside(dir, rel)
+		if err != nil {
+			return err
+		}
+		if _, err := os.Stat(src); errors.Is(err, fs.ErrNotExist) {
+			continue // moved before an interruption
+		}
+		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+			return err
+		}
+		if err := os.Rename(src, dst); err != nil {
+			return err
+		}
+		if err := exportHook("moved " + strconv.Itoa(i)); err != nil {
+			return err
+		}
+	}
+	for _, rel := range pl.Remove {
+		p, err := inside(dir, rel)
+		if err != nil {
+			return err
+		}
+		if err := os.RemoveAll(p); err != nil {
+			return err
+		}
+	}
+	if idx := filepath.Join(staging, DatasetFile); fileExists(idx) {
+		if err := os.Rename(idx, filepath.Join(dir, DatasetFile)); err != nil {
+			return err
+		}
+	}
+	if err := syncDir(dir); err != nil {
+		return err
+	}
+	return os.RemoveAll(staging)
+}
+
+func fileExists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
+}
+
+// recoverStaging deals with the staging directories of earlier exports,
+// under the writer lock: a committed one is completed, an uncommitted
+// one (its export stopped before the plan) is removed. With fix false it
+// only reports.
+func recoverStaging(dir string, fix bool) ([]string, error) {
+	dirs, err := filepath.Glob(filepath.Join(dir, stagingPrefix+"*"))
+	if err != nil {
+		return nil, err
+	}
+	var notes []string
+	for _, st := range dirs {
+		data, err := os.ReadFile(filepath.Join(st, planFile))
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			notes = append(notes, fmt.Sprintf("%s: an export that stopped before it committed; nothing of it is in the dataset (removed)", filepath.Base(st)))
+			if fix {
+				if err := os.RemoveAll(st); err != nil {
+					return notes, err
+				}
+			}
+		case err != nil:
+			return notes, err
+		default:
+			var pl plan
+			if err := json.Unmarshal(data, &pl); err != nil {
+				return notes, fmt.Errorf("%s: %w", filepath.Join(st, planFile), err)
+			}
+			notes = append(notes, fmt.Sprintf("%s: an export that was interrupted after it committed (%d files; completed)", filepath.Base(st), len(pl.Moves)))
+			if fix {
+				if err := applyPlan(dir, st, pl); err != nil {
+					return notes, err
+				}
+			}
+		}
+	}
+	return notes, nil
 }
 
 // exportTable splits a table of the bundle by run into partition files
@@ -241,7 +501,11 @@ func exportTable(ctx context.Context, b *Bundle, table, tmp string, tool map[str
 			if _, want := tool[run]; want {
 				w := writers[run]
 				if w == nil {
-					p := filepath.Join(tmp, partitionPath(table, tool[run], run))
+					rel, err := partitionPath(table, tool[run], run)
+					if err != nil {
+						return err
+					}
+					p := filepath.Join(tmp, rel)
 					if err := os.MkdirAll(p, 0o755); err != nil {
 						return err
 					}
@@ -296,8 +560,22 @@ func (b *Bundle) fileSchema(table string) (*arrow.Schema, error) {
 	return fr.Schema()
 }
 
-// openDataset opens a dataset for reading as a bundle.
+// openDataset opens a dataset for reading as a bundle: the files of the
+// runs dataset.json lists, read under the readers' lock, so that an
+// export in progress is waited for and one interrupted is reported.
 func openDataset(dir string) (*Bundle, error) {
+	if l, err := lockFile(filepath.Join(dir, datasetLock), false, false, true); err == nil {
+		defer l.Unlock()
+	} // a dataset without a lock file (or on a read-only mount) is read as it is
+	if notes, err := recoverStaging(dir, false); err != nil {
+		return nil, err
+	} else {
+		for _, n := range notes {
+			if strings.Contains(n, "after it committed") {
+				return nil, fmt.Errorf("%s: %s; run `verdict export --repair --dataset %s` (or any export into it) to complete it", dir, strings.TrimSuffix(n, "; completed)")+")", dir)
+			}
+		}
+	}
 	idx, err := readIndex(dir)
 	if err != nil {
 		return nil, err
@@ -309,22 +587,23 @@ func openDataset(dir string) (*Bundle, error) {
 		return nil, err
 	}
 	for _, td := range tables {
-		table := strings.TrimPrefix(filepath.Base(td), "table=")
+		table := hiveUnescape(strings.TrimPrefix(filepath.Base(td), "table="))
 		var rows int64
-		files, _ := filepath.Glob(filepath.Join(td, "tool=*", "run_id=*", "part-*.parquet"))
-		slices.SortFunc(files, comparePartFiles)
-		for _, f := range files {
-			run := strings.TrimPrefix(filepath.Base(filepath.Dir(f)), "run_id=")
-			r, listed := idx.Runs[run]
-			if !listed {
-				continue // left by an interrupted export
+		var files []string
+		for run, r := range idx.Runs {
+			rel, err := partitionPath(table, r.Tool, run)
+			if err != nil {
+				return nil, err
 			}
-			b.parts[table] = append(b.parts[table], f)
-			if filepath.Base(f) == "part-0.parquet" {
+			parts, _ := filepath.Glob(filepath.Join(dir, rel, "part-*.parquet"))
+			if len(parts) > 0 {
 				rows += r.Rows[table]
 			}
+			files = append(files, parts...)
 		}
-		if len(b.parts[table]) > 0 {
+		slices.SortFunc(files, comparePartFiles)
+		b.parts[table] = files
+		if len(files) > 0 {
 			b.Manifest.Tables = append(b.Manifest.Tables, TableFile{Name: table, File: filepath.Join("table="+table, "**", "*.parquet"), Rows: rows})
 		}
 	}

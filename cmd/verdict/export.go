@@ -42,9 +42,20 @@ so that verdict reads the report back with the same definitions.
 workload as configuration lines and one line per run and metric, so that
 benchstat can re-check a comparison: benchstat a.txt b.txt.
 
+Run IDs and tool names are escaped in partition names as Hive escapes them
+(x/y becomes x%2Fy; DuckDB and Spark decode it), so no name leaves DIR.
+Exports into one dataset take turns (a lock on DIR/.verdict.lock) and every
+run of each is kept. An export is written beside the data, in
+DIR/.staging-*, and moved into place only when complete, the runs table
+last; one interrupted after that point is completed by the next export or
+by --repair, and until then verdict refuses to read the dataset.
+--check lists what an interrupted export (or an older verdict) left behind
+and exits 1 when anything is wrong; --repair fixes it.
+
 Examples:
    verdict export --dataset history/ out/platform-a.bundle out/platform-b.bundle
    verdict show history/
+   verdict export --check --dataset history/
    duckdb -c "SELECT tool, count(*) FROM read_parquet('history/table=requests/**/*.parquet', hive_partitioning=true) GROUP BY tool"
    verdict export --dataset history/ --compact history-compact/
    verdict export --format br -o reports/ out/platform-a.bundle
@@ -56,8 +67,16 @@ Examples:
 			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "output `PATH`: a directory for br, a file for benchfmt (stdout when empty)", TakesFile: true},
 			&cli.BoolFlag{Name: "replace", Usage: "re-export runs the dataset already has (and rewrite the --compact copy)"},
 			&cli.StringFlag{Name: "compact", Usage: "then write a compacted copy of the dataset to `DEST` (--format dataset)", TakesFile: true},
+			&cli.BoolFlag{Name: "check", Usage: "list leftovers of interrupted exports and runs missing data (exit 1 if any); no BUNDLE"},
+			&cli.BoolFlag{Name: "repair", Usage: "complete or remove what --check finds; no BUNDLE"},
 		},
 		Action: func(ctx context.Context, cmd *cli.Command) error {
+			if cmd.Bool("check") || cmd.Bool("repair") {
+				if cmd.NArg() > 0 {
+					return usage("export: --check and --repair take no BUNDLE")
+				}
+				return checkDataset(ctx, cmd)
+			}
 			if cmd.NArg() == 0 && cmd.String("compact") == "" {
 				return usage("export: give at least one BUNDLE (or --compact DEST)")
 			}
@@ -172,4 +191,26 @@ func safeName(s string) bool {
 		}
 	}
 	return true
+}
+
+func checkDataset(ctx context.Context, cmd *cli.Command) error {
+	w, ds, repair := cmd.Root().Writer, cmd.String("dataset"), cmd.Bool("repair")
+	if ds == "" {
+		return usage("export --check/--repair: give the dataset directory with --dataset")
+	}
+	probs, err := schemas.CheckDataset(ctx, ds, repair)
+	for _, p := range probs {
+		fmt.Fprintln(w, p)
+	}
+	switch {
+	case err != nil:
+		return err
+	case len(probs) == 0:
+		fmt.Fprintf(w, "%s: no problems found\n", ds)
+	case repair:
+		fmt.Fprintf(w, "%s: %d problems repaired\n", ds, len(probs))
+	default:
+		return fmt.Errorf("%s: %d problems found (verdict export --repair --dataset %s fixes them): %w", ds, len(probs), ds, errGate)
+	}
+	return nil
 }
