@@ -26,7 +26,7 @@ demo: build
 	$(BIN) ingest --force --sut $(DEMO)/sut-a.yaml --label platform=a -o $(OUT)/platform-a.bundle $(DEMO)/platform-a.json
 	$(BIN) ingest --force --sut $(DEMO)/sut-b.yaml --label platform=b -o $(OUT)/platform-b.bundle $(DEMO)/platform-b.json
 	$(BIN) show $(OUT)/platform-a.bundle
-	$(BIN) report --quote $(DEMO)/quote-a.yaml --quote $(DEMO)/quote-b.yaml \
+	$(BIN) report --force --quote $(DEMO)/quote-a.yaml --quote $(DEMO)/quote-b.yaml \
 	  --xlsx $(OUT)/report.xlsx --html $(OUT)/report.html --markdown $(OUT)/report.md --plots $(OUT)/plots \
 	  $(OUT)/platform-a.bundle $(OUT)/platform-b.bundle
 

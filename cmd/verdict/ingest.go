@@ -60,6 +60,9 @@ Examples:
 			if cmd.NArg() == 0 {
 				return usage("ingest: give at least one FILE")
 			}
+			if n := cmd.Int64("max-decompressed"); n <= 0 {
+				return usage("--max-decompressed: give a positive number of bytes (got %d; the default is %d)", n, ingest.DefaultMaxDecompressed)
+			}
 			opts := ingest.Options{Formats: formats, Format: cmd.String("format"), Strict: cmd.Bool("strict"),
 				MaxDecompressed: cmd.Int64("max-decompressed"),
 				Bundle:          schemas.BundleOptions{VerdictVersion: verdictVersion(), Overwrite: cmd.Bool("force"), CreatedAt: time.Now().UTC().Truncate(time.Second)}}

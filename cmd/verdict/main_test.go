@@ -126,3 +126,14 @@ func TestHelp(t *testing.T) {
 		}
 	}
 }
+
+// TestMaxDecompressedUsage: 0 and -1 are usage errors (issue 15: they
+// silently meant the 16 GiB default).
+func TestMaxDecompressedUsage(t *testing.T) {
+	for _, v := range []string{"0", "-1"} {
+		code, _, errs := runCLI(t, "ingest", "--max-decompressed", v, "-o", filepath.Join(t.TempDir(), "b"), demo+"platform-a.json")
+		if code != 2 || !strings.Contains(errs, "--max-decompressed: give a positive number of bytes") {
+			t.Errorf("--max-decompressed %s: exit %d, %q", v, code, errs)
+		}
+	}
+}

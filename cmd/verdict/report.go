@@ -79,11 +79,16 @@ Examples:
 			&cli.IntFlag{Name: "max-request-rows", Usage: "cap the workbook's Requests sheet at `N` rows (0: Excel's limit)"},
 			&cli.StringFlag{Name: "slo", Usage: "add the capacity section under these limits, e.g. `ttft:p99<=2s,tpot:p99<=50ms` (see verdict capacity --help)"},
 			&cli.StringFlag{Name: "interval", Value: string(analysis.DefaultCapacity.Interval), Usage: "how the capacity section's intervals resample requests: block, stationary, ess or iid"},
-			formatFlag("table"),
+			&cli.BoolFlag{Name: "force", Usage: "replace output files that exist (outputs inside an input are always refused)"},
+			&cli.StringFlag{Name: "format", Aliases: []string{"f"}, Value: "table", Usage: "output `FORMAT`: table, json or markdown"},
 		},
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			if cmd.NArg() == 0 {
 				return usage("report: give at least one BUNDLE")
+			}
+			if err := checkOutputs(cmd.Args().Slice(), map[string]string{"xlsx": cmd.String("xlsx"), "html": cmd.String("html"),
+				"markdown": cmd.String("markdown"), "plots": cmd.String("plots")}, map[string]bool{"plots": true}, cmd.Bool("force")); err != nil {
+				return err
 			}
 			f, err := render.ParseFormat(cmd.String("format"))
 			if err != nil || f == render.CSV {

@@ -82,6 +82,12 @@ func TestReportUsage(t *testing.T) {
 		{[]string{"report", filepath.Join(dir, "missing.bundle")}, "no such file"},
 		{[]string{"report", "--no-validate", "--quote", bad, b[0]}, "currency"},
 		{[]string{"report", "--no-validate", "--billing", filepath.Join(dir, "none.csv"), b[0]}, "none.csv"},
+		// issue 15: an output inside an input bundle destroyed it
+		{[]string{"report", "--no-validate", "--xlsx", filepath.Join(b[0], "requests.parquet"), b[0]}, "is inside the input"},
+		{[]string{"report", "--no-validate", "--force", "--html", filepath.Join(b[1], "x.html"), b[0], b[1]}, "is inside the input"},
+		{[]string{"report", "--no-validate", "--plots", b[0], b[0]}, "is inside the input"},
+		{[]string{"report", "--no-validate", "--markdown", bad, b[0]}, "exists (use --force to replace it)"},
+		{[]string{"report", "--no-validate", "--markdown", filepath.Join(dir, "r.md"), "--html", filepath.Join(dir, ".", "r.md"), b[0]}, "also given to"},
 	}
 	for _, c := range cases {
 		code, _, errs := runCLI(t, c.args...)
@@ -92,5 +98,23 @@ func TestReportUsage(t *testing.T) {
 	code, out, _ := runCLI(t, "report", "--help")
 	if code != 0 || !strings.Contains(out, "Examples:") || !strings.Contains(out, "--xlsx") {
 		t.Errorf("report --help: %d %.200s", code, out)
+	}
+	// issue 15: help offered --format csv, which is refused
+	if strings.Contains(out, "csv or markdown") || !strings.Contains(out, "table, json or markdown") {
+		t.Errorf("report --help offers formats it refuses: %s", out)
+	}
+	before, _ := os.ReadFile(filepath.Join(b[0], "requests.parquet"))
+	after, _ := os.ReadFile(filepath.Join(b[0], "requests.parquet"))
+	if len(before) == 0 || string(before) != string(after) {
+		t.Error("the input bundle changed")
+	}
+	// With --force an existing output is replaced.
+	md := filepath.Join(dir, "again.md")
+	os.WriteFile(md, []byte("old"), 0o644)
+	if code, _, errs := runCLI(t, "report", "--no-validate", "--force", "--markdown", md, b[0]); code != 0 {
+		t.Errorf("--force: %d %s", code, errs)
+	}
+	if got, _ := os.ReadFile(md); string(got) == "old" {
+		t.Error("--force did not replace the file")
 	}
 }
