@@ -62,6 +62,9 @@ type DirFormat interface {
 type Summary struct {
 	Dest     string
 	Manifest schemas.Manifest
+	// Recovered says what was put right that an earlier, interrupted
+	// write of Dest had left (see schemas.BundleWriter.Recovered).
+	Recovered []string
 }
 
 // Totals sums the manifest's counts for a table over all sources.
@@ -146,7 +149,7 @@ func ToBundle(ctx context.Context, paths []string, dest string, opts Options) (S
 	if err != nil {
 		return Summary{}, err
 	}
-	return Summary{Dest: dest, Manifest: b.Manifest}, nil
+	return Summary{Dest: dest, Manifest: b.Manifest, Recovered: w.Recovered}, nil
 }
 
 // A prepared input is a path that has been looked at: a directory and the

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -161,6 +162,11 @@ type BundleWriter struct {
 
 	extra map[string]*tableWriter
 	done  bool
+	lock  *fileLock
+
+	// Recovered says what CreateBundle put right that an earlier,
+	// interrupted writer of the same destination had left.
+	Recovered []string
 }
 
 // tableWriter streams record batches of one extra table.
@@ -195,6 +201,13 @@ func CreateBundle(dest string, opts BundleOptions) (*BundleWriter, error) {
 	if err := os.MkdirAll(parent, 0o755); err != nil {
 		return nil, err
 	}
+	notes, err := recoverBundle(dest)
+	if err != nil {
+		return nil, err
+	}
+	if fi, err := os.Stat(dest); err == nil && !opts.Overwrite && fi != nil {
+		return nil, fmt.Errorf("%s already exists (use --force to replace it)", dest) // restored by recoverBundle
+	}
 	tmp, err := os.MkdirTemp(parent, "."+filepath.Base(dest)+".tmp-")
 	if err != nil {
 		return nil, err
@@ -203,7 +216,77 @@ func CreateBundle(dest string, opts BundleOptions) (*BundleWriter, error) {
 		os.RemoveAll(tmp)
 		return nil, err
 	}
-	return &BundleWriter{dest: dest, tmp: tmp, opts: opts, mem: mem, extra: map[string]*tableWriter{}}, nil
+	// The lock on the temporary directory tells a later writer that it is
+	// in use; the kernel drops it when this process ends, however it ends.
+	lock, err := lockFile(tmp, false, true, false)
+	if err != nil {
+		os.RemoveAll(tmp)
+		return nil, err
+	}
+	return &BundleWriter{dest: dest, tmp: tmp, opts: opts, mem: mem, extra: map[string]*tableWriter{}, lock: lock, Recovered: notes}, nil
+}
+
+// recoverBundle puts right what a writer of dest that died left beside it,
+// and says what it did: a replacement interrupted between its two renames
+// (the old bundle moved aside, the new one not yet in place) is completed
+// when the new bundle was complete, and undone otherwise; temporary
+// directories that no live writer holds are removed.
+func recoverBundle(dest string) ([]string, error) {
+	parent, base := filepath.Dir(dest), filepath.Base(dest)
+	olds, err := filepath.Glob(filepath.Join(parent, "."+base+".tmp-*.old"))
+	if err != nil {
+		return nil, err
+	}
+	var notes []string
+	for _, old := range olds {
+		tmp := strings.TrimSuffix(old, ".old")
+		if l, err := lockFile(tmp, false, true, false); err == errLocked {
+			continue // its writer is alive and finishing
+		} else if err == nil {
+			l.Unlock()
+		}
+		_, destErr := os.Stat(dest)
+		_, newErr := os.Stat(filepath.Join(tmp, ManifestFile))
+		switch {
+		case destErr == nil: // the replacement finished; the removal did not
+			notes = append(notes, fmt.Sprintf("removed %s, the bundle an interrupted replacement of %s had set aside", old, dest))
+			if err := os.RemoveAll(old); err != nil {
+				return notes, err
+			}
+		case newErr == nil: // the new bundle was complete: finish
+			if err := os.Rename(tmp, dest); err != nil {
+				return notes, err
+			}
+			notes = append(notes, fmt.Sprintf("completed an interrupted replacement of %s (the new bundle was complete)", dest))
+			if err := os.RemoveAll(old); err != nil {
+				return notes, err
+			}
+		default: // undo: put the old bundle back
+			if err := os.Rename(old, dest); err != nil {
+				return notes, err
+			}
+			notes = append(notes, fmt.Sprintf("restored %s, which an interrupted replacement had set aside", dest))
+		}
+	}
+	tmps, err := filepath.Glob(filepath.Join(parent, "."+base+".tmp-*"))
+	if err != nil {
+		return notes, err
+	}
+	for _, tmp := range tmps {
+		if strings.HasSuffix(tmp, ".old") || strings.HasSuffix(tmp, ".held") {
+			continue
+		}
+		l, err := lockFile(tmp, false, true, false)
+		if err != nil {
+			continue // held by a live writer, or not ours to judge
+		}
+		l.Unlock()
+		if err := os.RemoveAll(tmp); err != nil {
+			return notes, err
+		}
+		notes = append(notes, fmt.Sprintf("removed %s, left by an interrupted write of %s", tmp, dest))
+	}
+	return notes, nil
 }
 
 // writerProps configures Parquet output: zstd, statistics for predicate
@@ -444,27 +527,49 @@ func (w *BundleWriter) writeSmall(name string, rec arrow.RecordBatch) error {
 }
 
 // moveIntoPlace renames the temporary directory to the destination. An
-// existing bundle is first moved aside and removed only after the new one
-// is in place.
+// existing bundle is swapped with the new one in one step where the
+// system can (renameat2 RENAME_EXCHANGE on Linux), and otherwise moved
+// aside first; it is removed only after the new one is in place. A crash
+// between the two renames of the fallback is put right by the next
+// CreateBundle of the same destination.
 func (w *BundleWriter) moveIntoPlace() error {
-	var old string
+	defer w.lock.Unlock()
 	if _, err := os.Stat(w.dest); err == nil {
-		old = w.tmp + ".old"
+		if err := exchange(w.tmp, w.dest); err == nil {
+			if err := syncDir(filepath.Dir(w.dest)); err != nil {
+				return err
+			}
+			return os.RemoveAll(w.tmp) // now the old bundle
+		}
+		old := w.tmp + ".old"
 		if err := os.Rename(w.dest, old); err != nil {
 			return err
 		}
+		if err := bundleHook("moved aside"); err != nil {
+			return err
+		}
+		if err := os.Rename(w.tmp, w.dest); err != nil {
+			_ = os.Rename(old, w.dest)
+			return err
+		}
+		if err := syncDir(filepath.Dir(w.dest)); err != nil {
+			return err
+		}
+		return os.RemoveAll(old)
 	}
 	if err := os.Rename(w.tmp, w.dest); err != nil {
-		if old != "" {
-			_ = os.Rename(old, w.dest)
-		}
 		return err
-	}
-	if old != "" {
-		return os.RemoveAll(old)
 	}
 	return syncDir(filepath.Dir(w.dest))
 }
+
+// Test hooks: bundleHook stops a replacement between its two renames as
+// a crash would (a non-nil error returns at once); exchange is replaced
+// to test the two-rename fallback.
+var (
+	bundleHook = func(step string) error { return nil }
+	exchange   = exchangeDirs
+)
 
 // Abort discards the bundle. It is safe to call after Commit (it does
 // nothing then) and more than once.
@@ -489,6 +594,7 @@ func (w *BundleWriter) Abort() {
 		_ = tw.w.Close()
 	}
 	_ = os.RemoveAll(w.tmp)
+	w.lock.Unlock()
 }
 
 func writeFileSync(path string, data []byte) error {
@@ -574,6 +680,9 @@ var ErrSchemaVersion = errors.New("unsupported bundle schema version")
 func OpenBundle(dir string) (*Bundle, error) {
 	fi, err := os.Stat(dir)
 	if err != nil {
+		if olds, _ := filepath.Glob(filepath.Join(filepath.Dir(dir), "."+filepath.Base(dir)+".tmp-*.old")); len(olds) > 0 {
+			return nil, fmt.Errorf("%s is missing: a replacement of it was interrupted, and the previous bundle is at %s; run the command that writes it again, which completes or undoes the replacement", dir, olds[0])
+		}
 		return nil, err
 	}
 	if !fi.IsDir() {

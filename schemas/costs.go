@@ -122,15 +122,23 @@ func (b *Bundle) Costs(ctx context.Context) ([]CostRow, error) {
 }
 
 // WriteCosts stores rows as the costs table of the bundle in dir,
-// replacing any earlier one. The file is written beside its final name and
-// renamed into place, then the manifest is rewritten the same way, so an
-// interruption leaves the old table or the new one, never half of either.
-// Datasets are refused: export the bundle again after costing it.
+// replacing any earlier one. Writers of one bundle take turns (a lock on
+// the bundle directory), so the manifest they write always describes the
+// costs.parquet they wrote; both files are written under unique temporary
+// names beside their final ones and renamed into place (costs first, then
+// the manifest), so an interruption leaves the old table or the new one,
+// never half of either. Datasets are refused: export the bundle again after
+// costing it.
 func WriteCosts(dir string, rows []CostRow) error {
 	if IsDataset(dir) {
 		return fmt.Errorf("%s is a dataset: store costs in its bundles, then export them again", dir)
 	}
-	b, err := OpenBundle(dir)
+	lock, err := lockFile(dir, false, true, true)
+	if err != nil {
+		return fmt.Errorf("%s: locking the bundle: %w", dir, err)
+	}
+	defer lock.Unlock()
+	b, err := OpenBundle(dir) // read under the lock: the last writer's manifest
 	if err != nil {
 		return err
 	}
@@ -159,6 +167,10 @@ func WriteCosts(dir string, rows []CostRow) error {
 		os.Remove(tmp.Name())
 		return err
 	}
+	if err := syncFile(tmp.Name()); err != nil {
+		os.Remove(tmp.Name())
+		return err
+	}
 	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
 		os.Remove(tmp.Name())
 		return err
@@ -179,11 +191,21 @@ func WriteCosts(dir string, rows []CostRow) error {
 	if err != nil {
 		return err
 	}
-	mtmp := filepath.Join(dir, "."+ManifestFile+".tmp")
-	if err := writeFileSync(mtmp, append(data, '\n')); err != nil {
+	mf, err := os.CreateTemp(dir, "."+ManifestFile+".tmp-")
+	if err != nil {
 		return err
 	}
-	if err := os.Rename(mtmp, filepath.Join(dir, ManifestFile)); err != nil {
+	mf.Close()
+	if err := writeFileSync(mf.Name(), append(data, '\n')); err != nil {
+		os.Remove(mf.Name())
+		return err
+	}
+	if err := os.Chmod(mf.Name(), 0o644); err != nil {
+		os.Remove(mf.Name())
+		return err
+	}
+	if err := os.Rename(mf.Name(), filepath.Join(dir, ManifestFile)); err != nil {
+		os.Remove(mf.Name())
 		return err
 	}
 	return syncDir(dir)

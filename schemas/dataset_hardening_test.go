@@ -279,3 +279,145 @@ func TestCheckRepair(t *testing.T) {
 		t.Error("orphan partition kept")
 	}
 }
+
+// TestConcurrentWriteCosts: costs written into one bundle at once leave a
+// manifest that counts the rows of the costs.parquet beside it, and no
+// temporary file (issue 15: one fixed temporary manifest name).
+func TestConcurrentWriteCosts(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "b")
+	writeBundle(t, dir, sampleRuns()[:1], 3)
+	var wg sync.WaitGroup
+	for i := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			rows := make([]CostRow, i+1)
+			for j := range rows {
+				rows[j] = CostRow{RunID: "vllm-000000000001", Source: "quote", Sort: "line", Item: fmt.Sprint(j), Currency: "USD"}
+			}
+			if err := WriteCosts(dir, rows); err != nil {
+				t.Error(err)
+			}
+		}()
+	}
+	wg.Wait()
+	b := openOrFatal(t, dir)
+	got, err := b.Costs(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tf := range b.Manifest.Tables {
+		if tf.Name == TableCosts && tf.Rows != int64(len(got)) {
+			t.Errorf("manifest says %d cost rows, costs.parquet holds %d", tf.Rows, len(got))
+		}
+	}
+	if left, _ := filepath.Glob(filepath.Join(dir, ".*")); len(left) > 0 {
+		t.Errorf("temporary files left: %v", left)
+	}
+}
+
+// TestHelperReplaceCrash is not a test: TestBundleRecovery runs the test
+// binary with VERDICT_TEST_CRASH=dest to replace a bundle and exit between
+// the two renames of the fallback, as a crash would.
+func TestHelperReplaceCrash(t *testing.T) {
+	dest := os.Getenv("VERDICT_TEST_CRASH")
+	if dest == "" {
+		t.Skip("helper process of TestBundleRecovery")
+	}
+	exchange = func(a, b string) error { return errors.New("no exchange") }
+	bundleHook = func(step string) error {
+		if step == "moved aside" {
+			os.Exit(7)
+		}
+		return nil
+	}
+	r := sampleRuns()[1]
+	r.ID = "new-run"
+	w, err := CreateBundle(dest, BundleOptions{Overwrite: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.AddRun(r)
+	if err := w.Commit(Manifest{}); err != nil {
+		t.Fatal(err)
+	}
+	os.Exit(0)
+}
+
+// TestBundleRecovery: `ingest --force` that dies between moving the old
+// bundle aside and moving the new one in (issue 15: no bundle at the
+// destination afterwards) is completed by the next writer; one whose new
+// bundle is gone is undone; abandoned temporary directories are removed
+// and reported; and with the atomic exchange nothing is left at all.
+func TestBundleRecovery(t *testing.T) {
+	dir := t.TempDir()
+	dest := filepath.Join(dir, "a.bundle")
+	writeBundle(t, dest, sampleRuns()[:1], 3)
+	crash := func() {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestHelperReplaceCrash$")
+		cmd.Env = append(os.Environ(), "VERDICT_TEST_CRASH="+dest)
+		out, err := cmd.CombinedOutput()
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != 7 {
+			t.Fatalf("helper: %v %s", err, out)
+		}
+		if _, err := os.Stat(dest); err == nil {
+			t.Fatal("the crash left the destination in place")
+		}
+	}
+	// Overwrite writes the helper's bundle over the first one.
+	writeOverwrite := func(runID string) *BundleWriter {
+		w, err := CreateBundle(dest, BundleOptions{Overwrite: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return w
+	}
+	crash()
+	w := writeOverwrite("")
+	if len(w.Recovered) != 1 || !strings.Contains(w.Recovered[0], "completed an interrupted replacement") {
+		t.Errorf("recovered %v", w.Recovered)
+	}
+	w.Abort()
+	if got := runIDs(t, openOrFatal(t, dest)); !slices.Equal(got, []string{"new-run"}) {
+		t.Errorf("after roll-forward: %v", got)
+	}
+	// The same crash with the new bundle gone: the old one is put back.
+	crash()
+	olds, _ := filepath.Glob(filepath.Join(dir, ".a.bundle.tmp-*.old"))
+	os.RemoveAll(strings.TrimSuffix(olds[0], ".old"))
+	if _, err := OpenBundle(dest); err == nil || !strings.Contains(err.Error(), "interrupted") {
+		t.Errorf("open after the crash: %v", err)
+	}
+	w = writeOverwrite("")
+	if len(w.Recovered) != 1 || !strings.Contains(w.Recovered[0], "restored") {
+		t.Errorf("recovered %v", w.Recovered)
+	}
+	w.Abort()
+	if got := runIDs(t, openOrFatal(t, dest)); !slices.Equal(got, []string{"new-run"}) {
+		t.Errorf("after roll-back: %v", got)
+	}
+	// An abandoned temporary directory is removed and reported.
+	os.MkdirAll(filepath.Join(dir, ".a.bundle.tmp-123", "x"), 0o755)
+	w = writeOverwrite("")
+	if len(w.Recovered) != 1 || !strings.Contains(w.Recovered[0], "removed") {
+		t.Errorf("recovered %v", w.Recovered)
+	}
+	w.Abort()
+	// A replacement with the exchange leaves nothing beside the bundle.
+	writeBundle2 := func() {
+		r := sampleRuns()[0]
+		w, err := CreateBundle(dest, BundleOptions{Overwrite: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.AddRun(r)
+		if err := w.Commit(Manifest{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	writeBundle2()
+	if left, _ := filepath.Glob(filepath.Join(dir, ".a.bundle*")); len(left) > 0 {
+		t.Errorf("left beside the bundle: %v", left)
+	}
+}

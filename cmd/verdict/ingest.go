@@ -113,6 +113,9 @@ func parseLabels(kvs []string) (map[string]string, error) {
 
 func reportIngest(cmd *cli.Command, sum ingest.Summary) {
 	w, errw := cmd.Root().Writer, cmd.Root().ErrWriter
+	for _, n := range sum.Recovered {
+		fmt.Fprintln(errw, "note:", n)
+	}
 	runs := sum.Totals(schemas.TableRuns)
 	reqs := sum.Totals(schemas.TableRequests)
 	mets := sum.Totals(schemas.TableMetrics)

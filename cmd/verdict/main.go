@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"syscall"
 )
 
 // softMemoryLimit caps the Go heap softly. verdict's live data are
@@ -21,7 +22,10 @@ func main() {
 	if _, set := os.LookupEnv("GOMEMLIMIT"); !set {
 		debug.SetMemoryLimit(softMemoryLimit)
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	// SIGTERM is what Docker, Kubernetes and CI runners send: it stops a
+	// command as Ctrl-C does (temporary files removed, capture writes its
+	// bundle marked incomplete).
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	os.Exit(run(ctx, os.Args, os.Stdout, os.Stderr))
 }
