@@ -190,10 +190,6 @@ func (rd *reader) stats(ctx context.Context) error {
 
 // statsRow reads one entry row.
 func (rd *reader) statsRow(rw row, h header) error {
-	if len(rw.fields) < len(h.names) {
-		rd.reject(rw, len(rw.fields)-1, schemas.TableMetrics, "", fmt.Sprintf("%d fields, the header has %d", len(rw.fields), len(h.names)))
-		return nil
-	}
 	typ, _, _ := rw.get(h, colType)
 	name, _, _ := rw.get(h, colName)
 	label, _, agg := entry(typ, name)
@@ -298,10 +294,6 @@ func (rd *reader) history(ctx context.Context) error {
 // row was rejected.
 func (rd *reader) historyRow(rw row, entries map[string]*histEntry, order *[]string) (*histEntry, error) {
 	h := rd.t.h
-	if len(rw.fields) < len(h.names) {
-		rd.reject(rw, len(rw.fields)-1, schemas.TableMetrics, "", fmt.Sprintf("%d fields, the header has %d", len(rw.fields), len(h.names)))
-		return nil, nil
-	}
 	ts, ok, why := rd.count(rw, colTS)
 	if !ok {
 		rd.reject(rw, h.col[colTS], schemas.TableMetrics, "Timestamp", why)
@@ -423,10 +415,6 @@ func (rd *reader) failures(ctx context.Context) error {
 			if err := ctx.Err(); err != nil {
 				return err
 			}
-		}
-		if len(rw.fields) < len(h.names) {
-			rd.reject(rw, len(rw.fields)-1, schemas.TableMetrics, "", fmt.Sprintf("%d fields, the header has %d", len(rw.fields), len(h.names)))
-			continue
 		}
 		occ, ok, why := rd.count(rw, colOcc)
 		if !ok {

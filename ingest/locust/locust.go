@@ -203,46 +203,35 @@ func prefix(path string) string {
 	return base
 }
 
-// crStripper drops carriage returns: Locust writes CRLF (Python's csv
-// default), and files passed through Windows tools gain a second CR.
-type crStripper struct{ r io.Reader }
-
-func (c crStripper) Read(p []byte) (int, error) {
-	for {
-		n, err := c.r.Read(p)
-		m := 0
-		for _, b := range p[:n] {
-			if b != '\r' {
-				p[m] = b
-				m++
-			}
-		}
-		if m > 0 || err != nil {
-			return m, err
-		}
-	}
-}
-
 // A table is a CSV file being read.
 type table struct {
 	path string
 	r    *csv.Reader
+	f    *lineFeeder
 	h    header
 }
 
-func openTable(path string, r io.Reader) (*table, error) {
-	cr := csv.NewReader(crStripper{r})
+func newCSV(f *lineFeeder) *csv.Reader {
+	cr := csv.NewReader(f)
 	cr.FieldsPerRecord = -1
 	cr.ReuseRecord = true
-	cr.LazyQuotes = true
+	return cr
+}
+
+func openTable(path string, r io.Reader) (*table, error) {
+	f := newFeeder(r, true, 0, 0)
+	cr := newCSV(f)
 	fields, err := cr.Read()
 	if err == io.EOF {
 		return nil, &ingest.Error{File: path, Err: errors.New("no header line")}
 	}
+	if errors.Is(err, errRunaway) {
+		return nil, &ingest.Error{File: path, Line: 1, Err: errors.New("malformed CSV: the header opens a quote that is never closed")}
+	}
 	if err != nil {
 		return nil, csvErr(path, err)
 	}
-	t := &table{path: path, r: cr, h: parseHeader(append([]string(nil), fields...))}
+	t := &table{path: path, r: cr, f: f, h: parseHeader(append([]string(nil), fields...))}
 	return t, nil
 }
 
@@ -269,11 +258,13 @@ func (Format) Read(ctx context.Context, in *ingest.Input, sink ingest.Sink) erro
 
 // A reader maps one file's rows into its test.
 type reader struct {
-	in      *ingest.Input
-	sink    ingest.Sink
-	t       *table
-	test    *test
-	version string
+	in       *ingest.Input
+	sink     ingest.Sink
+	t        *table
+	test     *test
+	version  string
+	rowTable string      // the table a rejected row counts in
+	closers  []io.Closer // inputs reopened by restart
 }
 
 // read reads one file of a test.
@@ -287,12 +278,20 @@ func (t *test) read(ctx context.Context, in *ingest.Input) error {
 	if err != nil {
 		return err
 	}
-	rd := &reader{in: in, sink: t.sink, t: tb, test: t}
+	rd := &reader{in: in, sink: t.sink, t: tb, test: t, rowTable: schemas.TableMetrics}
+	defer func() {
+		for _, c := range rd.closers {
+			c.Close()
+		}
+	}()
 	rd.version = "Locust 1.0 or later (column names)"
 	if tb.h.old {
 		rd.version = "Locust before 1.0 (quoted lower-case headers)"
 	}
 	kind := tb.h.kind()
+	// No field of a stats or history row spans lines: each line is read
+	// on its own. Failures and exceptions may quote multi-line text.
+	tb.f.multiline = kind == kindFailures || kind == kindExceptions
 	switch kind {
 	case kindStats:
 		err = rd.stats(ctx)
@@ -321,6 +320,7 @@ type row struct {
 	fields []string
 	line   int
 	r      *csv.Reader
+	f      *lineFeeder
 }
 
 func (rw row) get(h header, c string) (string, int, bool) {
@@ -335,26 +335,71 @@ func (rw row) pos(i int) (int, int) {
 	if rw.r == nil || i < 0 || i >= len(rw.fields) {
 		return rw.line, 1
 	}
-	return rw.r.FieldPos(i)
+	l, c := rw.r.FieldPos(i)
+	return rw.f.physical(l), c
 }
 
-// next reads the next record. It returns io.EOF at the end.
+// next reads the next record, rejecting on the way every line that is
+// not one: a line with an unbalanced quote, a record with another number
+// of fields than the header, a malformed quoted field. It returns io.EOF
+// at the end.
 func (rd *reader) next() (row, error) {
-	fields, err := rd.t.r.Read()
-	if err != nil {
-		if err == io.EOF {
-			return row{}, err
-		}
+	t := rd.t
+	for {
+		fields, err := t.r.Read()
+		rd.rejectBad()
 		var pe *csv.ParseError
-		if errors.As(err, &pe) && !errors.Is(pe.Err, csv.ErrFieldCount) {
-			return row{}, csvErr(rd.in.Path, err)
-		}
-		if !errors.As(err, &pe) {
+		switch {
+		case err == io.EOF:
+			return row{}, err
+		case errors.Is(err, errRunaway):
+			if err := rd.restart(); err != nil {
+				return row{}, err
+			}
+			continue
+		case errors.As(err, &pe):
+			line := t.f.physical(pe.StartLine)
+			rd.sink.Reject(schemas.Rejection{Table: rd.rowTable, Line: line, Column: pe.Column,
+				Record: fmt.Sprintf("row at line %d", line), Reason: "malformed CSV: " + pe.Err.Error()})
+			continue
+		case err != nil:
 			return row{}, &ingest.Error{File: rd.in.Path, Err: err}
 		}
+		l, _ := t.r.FieldPos(0)
+		rw := row{fields: fields, line: t.f.physical(l), r: t.r, f: t.f}
+		if len(fields) != len(t.h.names) {
+			rd.reject(rw, min(len(fields), len(t.h.names))-1, rd.rowTable, "", fmt.Sprintf("%d fields, the header has %d", len(fields), len(t.h.names)))
+			continue
+		}
+		return rw, nil
 	}
-	line, _ := rd.t.r.FieldPos(0)
-	return row{fields: fields, line: line, r: rd.t.r}, nil
+}
+
+// rejectBad rejects the lines the feeder set aside.
+func (rd *reader) rejectBad() {
+	for _, b := range rd.t.f.bad {
+		rd.sink.Reject(schemas.Rejection{Table: rd.rowTable, Line: b.line, Column: 1, Record: fmt.Sprintf("row at line %d", b.line),
+			Reason: fmt.Sprintf("malformed CSV: an unbalanced quote (%q); the line is skipped and the next one read on its own", b.text)})
+	}
+	rd.t.f.bad = rd.t.f.bad[:0]
+}
+
+// restart handles a quote opened and never closed in a file whose fields
+// may span lines: the line that opened it is rejected, and reading goes on
+// from the line after it, each line on its own again.
+func (rd *reader) restart() error {
+	f := rd.t.f
+	line := f.openLine
+	rd.sink.Reject(schemas.Rejection{Table: rd.rowTable, Line: line, Column: 1, Record: fmt.Sprintf("row at line %d", line),
+		Reason: "malformed CSV: a quote opened on this line is never closed; the line is skipped and the lines after it read on their own"})
+	rc, err := rd.in.OpenAt(f.openNext)
+	if err != nil {
+		return err
+	}
+	rd.closers = append(rd.closers, rc)
+	nf := newFeeder(rc, true, line, f.openNext)
+	rd.t.f, rd.t.r = nf, newCSV(nf)
+	return nil
 }
 
 func (rd *reader) reject(rw row, idx int, table, field, reason string) {

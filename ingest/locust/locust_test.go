@@ -299,10 +299,9 @@ func TestFileErrors(t *testing.T) {
 	if !errors.As(err, &ie) || !strings.Contains(err.Error(), `not a Locust CSV file: unknown header "when,what,how much"`) {
 		t.Errorf("foreign CSV: %v", err)
 	}
-	// An unterminated quote swallows the rest of the file (lazy quotes, as
-	// Locust before 1.0 did not escape names): the row is rejected.
+	// An unterminated quote costs its own row only.
 	r, err := ingesttest.ReadBytes(locust.Format{}, "x_stats.csv", []byte("Type,Name,Request Count,Failure Count,50%\r\nGET,\"/a,1,0,3\r\n"))
-	if err != nil || rejections(r) != "metrics 2:5 " {
+	if err != nil || rejections(r) != "metrics 2:1 " {
 		t.Errorf("bad quote: %v, rejections %s", err, rejections(r))
 	}
 	_, err = ingesttest.ReadBytes(locust.Format{}, "x_stats.csv", []byte("\r\n"))
@@ -439,5 +438,65 @@ func TestNotOneTest(t *testing.T) {
 	_, err := ingest.ToBundle(context.Background(), []string{s, f}, filepath.Join(t.TempDir(), "b"), ingest.Options{Formats: all.Formats()})
 	if err == nil || !strings.Contains(err.Error(), s+" and "+f+" are named as one run, but their failure count differs (3 in the stats against 5 in the failures)") {
 		t.Errorf("err %v", err)
+	}
+}
+
+// TestQuotesAndFieldCounts: issue 15's defects. One unterminated quote in
+// a stats file of nine rows swallowed eight of them; rows with extra fields
+// passed even with --strict. Now every row is counted and every defect is
+// a rejection (an error with --strict), in every kind of file.
+func TestQuotesAndFieldCounts(t *testing.T) {
+	head := "Type,Name,Request Count,Failure Count,50%\r\n"
+	var rows strings.Builder
+	for i := range 9 {
+		name := fmt.Sprintf("/p%d", i)
+		if i == 2 {
+			name = `"/p2` // never closed
+		}
+		fmt.Fprintf(&rows, "GET,%s,10,0,5\r\n", name)
+	}
+	entries := func(r *ingesttest.Result) int { // one request count per stats row read
+		n := 0
+		for _, m := range r.Metrics {
+			if m.MetricID == schemas.HTTPRequests && m.Stat == schemas.StatSum {
+				n++
+			}
+		}
+		return n
+	}
+	r, err := ingesttest.ReadBytes(locust.Format{}, "x_stats.csv", []byte(head+rows.String()))
+	if err != nil || entries(r) != 8 || rejections(r) != "metrics 4:1 " {
+		t.Errorf("unterminated quote in stats: %v, %d entries, rejections %s", err, entries(r), rejections(r))
+	}
+	r, err = ingesttest.ReadBytes(locust.Format{}, "x_stats.csv", []byte(head+"GET,/a,1,0,3,EXTRA\r\nGET,/b,1,0,3\r\n"))
+	if err != nil || entries(r) != 1 || len(r.Rejections) != 1 || !strings.Contains(r.Rejections[0].Reason, "6 fields, the header has 5") {
+		t.Errorf("extra field: %v, %d entries, %+v", err, entries(r), r.Rejections)
+	}
+	// A failures file may quote multi-line text; a quote left open at
+	// the end costs the row that opened it, and the rows after it are read.
+	fail := "Method,Name,Error,Occurrences\r\n" +
+		"POST,/a,\"line one\r\nline two\",3\r\n" +
+		"POST,/b,\"never closed,4\r\n" +
+		"POST,/c,plain,5\r\n" +
+		"POST,/d,plain,6,extra\r\n"
+	r, err = ingesttest.ReadBytes(locust.Format{}, "x_failures.csv", []byte(fail))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var occ []float64
+	for _, m := range r.Metrics {
+		if m.Stat == schemas.StatObservation {
+			occ = append(occ, m.Value.V)
+		}
+	}
+	if fmt.Sprint(occ) != "[3 5]" || rejections(r) != "metrics 4:1 ; metrics 6:15 " {
+		t.Errorf("failures: observations %v, rejections %s", occ, rejections(r))
+	}
+	// --strict turns the extra field into an error.
+	dir := t.TempDir()
+	p := filepath.Join(dir, "x_stats.csv")
+	os.WriteFile(p, []byte(head+"GET,/a,1,0,3,EXTRA\r\n"), 0o644)
+	if _, err := ingest.ToBundle(context.Background(), []string{p}, filepath.Join(dir, "b"), ingest.Options{Formats: all.Formats(), Strict: true}); err == nil || !strings.Contains(err.Error(), "6 fields") {
+		t.Errorf("--strict with an extra field: %v", err)
 	}
 }
