@@ -96,7 +96,7 @@ func Calibrate(reqs []schemas.Request, traces []fakeserver.Trace) Calibration {
 func FetchTraces(ctx context.Context, endpoint, runID string, client *http.Client) ([]fakeserver.Trace, error) {
 	u, err := url.Parse(endpoint)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("endpoint %s does not parse", RedactURL(endpoint))
 	}
 	u.Path, u.RawQuery, u.User = "/fakeserver/traces", url.Values{"prefix": {runID + "-"}}.Encode(), nil
 	if client == nil {

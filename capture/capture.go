@@ -311,7 +311,7 @@ func Run(ctx context.Context, opts Options, sink Sink) (*Result, error) {
 	r := &runner{opts: opts, base: base, notSent: map[string]int64{}, out: make(chan *outcome, 4096)}
 	r.runID = newRunID(base, opts)
 	r.cl = &client{hc: &http.Client{Transport: tr}, url: opts.Endpoint, api: api, model: opts.Model,
-		secret: opts.APIKey, stream: !opts.NoStream, includeUsage: !opts.NoUsage, stall: stall, timeout: opts.Timeout,
+		secrets: Secrets(opts.Endpoint, opts.Headers, opts.APIKey), stream: !opts.NoStream, includeUsage: !opts.NoUsage, stall: stall, timeout: opts.Timeout,
 		extra: opts.ExtraBody, headers: opts.Headers, runID: r.runID}
 	if opts.APIKey != "" {
 		r.cl.auth = "Bearer " + opts.APIKey

@@ -54,7 +54,7 @@ type client struct {
 	api          API
 	model        string
 	auth         string // the Authorization header value; never logged
-	secret       string
+	secrets      []string // the API key, URL credentials and query values, header values
 	stream       bool
 	includeUsage bool
 	stall        time.Duration
@@ -65,13 +65,9 @@ type client struct {
 	readers      sync.Pool // *EventReader
 }
 
-// redact removes the API key from text that may be shown or stored.
-func (c *client) redact(s string) string {
-	if c.secret == "" {
-		return s
-	}
-	return strings.ReplaceAll(s, c.secret, "[REDACTED]")
-}
+// redact removes the API key, the URL's credentials and query values and
+// the header values from text that may be shown or stored.
+func (c *client) redact(s string) string { return Redact(s, c.secrets) }
 
 // do sends one request and fills o. ctx is the run's context: when it is
 // cancelled the request is abandoned and recorded as cancelled.

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/url"
+	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -20,7 +22,12 @@ const (
 func APIFromURL(endpoint string) (API, error) {
 	u, err := url.Parse(endpoint)
 	if err != nil {
-		return "", fmt.Errorf("endpoint: %w", err)
+		// url.Error quotes the whole URL, password and query included.
+		msg := err.Error()
+		if ue, ok := err.(*url.Error); ok {
+			msg = ue.Err.Error()
+		}
+		return "", fmt.Errorf("endpoint %s: %s", RedactURL(endpoint), Redact(msg, Secrets(endpoint, nil)))
 	}
 	switch p := strings.TrimRight(u.Path, "/"); {
 	case strings.HasSuffix(p, "/chat/completions"):
@@ -33,13 +40,100 @@ func APIFromURL(endpoint string) (API, error) {
 
 // RedactURL returns the URL without user information, query or fragment,
 // which is how endpoints are recorded: credentials sometimes travel there.
+// A URL that does not parse is cut the same way by hand.
 func RedactURL(endpoint string) string {
 	u, err := url.Parse(endpoint)
 	if err != nil {
-		return "(unparseable URL)"
+		s, _, _ := strings.Cut(endpoint, "?")
+		s, _, _ = strings.Cut(s, "#")
+		if i := strings.Index(s, "://"); i >= 0 {
+			rest := s[i+3:]
+			host, path, _ := strings.Cut(rest, "/")
+			if at := strings.LastIndexByte(host, '@'); at >= 0 {
+				host = host[at+1:]
+			}
+			s = s[:i+3] + host
+			if path != "" {
+				s += "/" + path
+			}
+		} else if at := strings.LastIndexByte(s, '@'); at >= 0 {
+			s = s[at+1:]
+		}
+		return s + " (unparseable)"
 	}
 	u.User, u.RawQuery, u.ForceQuery, u.Fragment, u.RawFragment = nil, "", false, "", ""
 	return u.String()
+}
+
+// Secrets lists what must never be shown or stored of an endpoint and
+// its request headers: the URL's user name and password, the values of its
+// query (api_key=...), every header value, and the extra values given
+// (the API key). Values shorter than four bytes are left out (replacing
+// them would garble any text).
+func Secrets(endpoint string, headers map[string]string, extra ...string) []string {
+	var out []string
+	add := func(v string) {
+		if len(v) >= 4 && !slices.Contains(out, v) {
+			out = append(out, v)
+		}
+	}
+	if u, err := url.Parse(endpoint); err == nil {
+		if u.User != nil {
+			add(u.User.Username())
+			if p, ok := u.User.Password(); ok {
+				add(p)
+			}
+		}
+		for _, vs := range u.Query() {
+			for _, v := range vs {
+				add(v)
+			}
+		}
+		add(u.RawQuery)
+	} else if i := strings.IndexAny(endpoint, "?@"); i >= 0 {
+		// unparseable: everything after the scheme's host part may be secret
+		if q := strings.IndexByte(endpoint, '?'); q >= 0 {
+			add(endpoint[q+1:])
+			for _, kv := range strings.Split(endpoint[q+1:], "&") {
+				_, v, _ := strings.Cut(kv, "=")
+				add(v)
+			}
+		}
+		if s := strings.Index(endpoint, "://"); s >= 0 {
+			if at := strings.LastIndexByte(endpoint, '@'); at > s {
+				user, pass, _ := strings.Cut(endpoint[s+3:at], ":")
+				add(user)
+				add(pass)
+			}
+		}
+	}
+	for _, v := range headers {
+		add(v)
+		if _, tok, ok := strings.Cut(v, " "); ok { // "Bearer abc": the token alone too
+			add(tok)
+		}
+	}
+	for _, v := range extra {
+		add(v)
+	}
+	// Longest first, so that a secret containing another is replaced whole.
+	slices.SortFunc(out, func(a, b string) int { return len(b) - len(a) })
+	return out
+}
+
+// secretParam finds key=value pairs whose key names a secret, in text a
+// server echoed (an error body quoting the request URL).
+var secretParam = regexp.MustCompile(`(?i)((?:api[_-]?key|access[_-]?token|token|secret|password|passwd|auth|key|sig|signature)=)[^&\s"'<>]+`)
+
+// Redact replaces every secret in s, and every value of a secret-looking
+// key=value pair, by [REDACTED].
+func Redact(s string, secrets []string) string {
+	for _, v := range secrets {
+		if v != "" {
+			s = strings.ReplaceAll(s, v, "[REDACTED]")
+		}
+	}
+	return secretParam.ReplaceAllString(s, "${1}[REDACTED]")
 }
 
 // apiError is an OpenAI error object.

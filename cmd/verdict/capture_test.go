@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io/fs"
 	"net/http"
 	"net/http/httptest"
@@ -264,4 +265,46 @@ func TestCaptureBar(t *testing.T) {
 	}
 	var nilBar *captureBar
 	nilBar.finish() // no terminal: nothing to do
+}
+
+// TestCaptureRedactsSecrets: URL credentials, query secrets and header
+// values never reach stderr or the bundle, not from an endpoint that does
+// not parse, and not from a server that echoes them in its error bodies
+// (issue 15).
+func TestCaptureRedactsSecrets(t *testing.T) {
+	const pass, query, header = "hunter2-pass", "sekrit-query-value", "hdr-secret-token"
+	code, _, errs := runCLI(t, "capture", "--endpoint", "http://bob:"+pass+"@gpu-1:80x0/v1/completions?api_key="+query,
+		"--model", "m", "--synthetic", "8/8", "--scenario", "offline", "--num-prompts", "1", "--gpu", "none", "-o", filepath.Join(t.TempDir(), "x.bundle"))
+	if code != exitInput || strings.Contains(errs, pass) || strings.Contains(errs, query) || !strings.Contains(errs, "gpu-1") {
+		t.Errorf("unparseable endpoint: exit %d, stderr %q", code, errs)
+	}
+	echo := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusBadRequest)
+		fmt.Fprintf(w, `{"error": {"message": "bad request to %s with X-Token %s and api_key=%s"}}`, r.URL.String(), r.Header.Get("X-Token"), r.URL.Query().Get("api_key"))
+	}))
+	defer echo.Close()
+	dest := filepath.Join(t.TempDir(), "echo.bundle")
+	code, _, errs = runCLI(t, "capture", "--endpoint", echo.URL+"/v1/completions?api_key="+query, "--header", "X-Token: "+header,
+		"--model", "m", "--synthetic", "8/8", "--scenario", "offline", "--num-prompts", "3", "--gpu", "none", "-o", dest)
+	if code != 0 || strings.Contains(errs, query) || strings.Contains(errs, header) {
+		t.Fatalf("echo server: exit %d, stderr %q", code, errs)
+	}
+	b, err := schemas.OpenBundle(dest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	b.Requests(context.Background(), func(q *schemas.Request) error {
+		n++
+		if !strings.Contains(q.Error, "[REDACTED]") {
+			t.Errorf("error text %q", q.Error)
+		}
+		return nil
+	})
+	if n != 3 {
+		t.Errorf("%d requests", n)
+	}
+	for _, s := range []string{query, header} {
+		grepTree(t, dest, s)
+	}
 }
