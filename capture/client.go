@@ -53,7 +53,7 @@ type client struct {
 	url          string
 	api          API
 	model        string
-	auth         string // the Authorization header value; never logged
+	auth         string   // the Authorization header value; never logged
 	secrets      []string // the API key, URL credentials and query values, header values
 	stream       bool
 	includeUsage bool
