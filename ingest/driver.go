@@ -38,6 +38,10 @@ type Options struct {
 	MaxDecompressed int64
 	// Bundle configures the bundle writer.
 	Bundle schemas.BundleOptions
+	// KeepPaths stores input paths as given; by default a bundle stores
+	// them relative to the working directory, or as file names (see
+	// pathStorer).
+	KeepPaths bool
 }
 
 // Progress receives progress reports. File is called once per input with
@@ -373,14 +377,17 @@ type sourceSink struct {
 	// files are the paths of a several-file source (see readGroup); runs
 	// that do not list their files get these.
 	files []string
+	path  string // the input as given
+	paths pathStorer
 }
 
 func newSourceSink(ctx context.Context, path string, w *schemas.BundleWriter, opts Options) *sourceSink {
 	if opts.ListRejections <= 0 {
 		opts.ListRejections = 100
 	}
-	return &sourceSink{ctx: ctx, w: w, opts: opts, runs: map[string]bool{}, reqRuns: map[string]bool{},
-		src: schemas.Source{Path: path, Counts: map[string]schemas.Counts{}}}
+	ps := newPathStorer(opts.KeepPaths)
+	return &sourceSink{ctx: ctx, w: w, opts: opts, runs: map[string]bool{}, reqRuns: map[string]bool{}, path: path, paths: ps,
+		src: schemas.Source{Path: ps.store(path), Counts: map[string]schemas.Counts{}}}
 }
 
 func (s *sourceSink) count(table string, ingested bool, reason string) {
@@ -422,6 +429,8 @@ func (s *sourceSink) Run(r *schemas.Run) error {
 	if len(run.SourceFiles) == 0 && len(s.files) > 1 {
 		run.SourceFiles = s.files
 	}
+	run.SourcePath = s.paths.store(run.SourcePath)
+	run.SourceFiles = s.paths.storeAll(run.SourceFiles)
 	if len(s.opts.Labels) > 0 {
 		labels := maps.Clone(run.Labels)
 		if labels == nil {
@@ -487,7 +496,9 @@ func (s *sourceSink) Reject(rej schemas.Rejection) {
 	}
 }
 
-func (s *sourceSink) Warn(msg string) { s.src.Warnings = append(s.src.Warnings, msg) }
+func (s *sourceSink) Warn(msg string) {
+	s.src.Warnings = append(s.src.Warnings, s.paths.text(msg, s.path))
+}
 
 func (s *sourceSink) finish() (schemas.Source, error) {
 	for id := range s.reqRuns {

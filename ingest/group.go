@@ -198,7 +198,7 @@ func readGroup(ctx context.Context, u unit, w *schemas.BundleWriter, opts Option
 	for i, p := range u.files {
 		ins[i] = p.in
 		sink.files = append(sink.files, p.path)
-		sink.src.Files = append(sink.src.Files, schemas.SourceFile{Path: p.path, SHA256: p.in.SHA256, Bytes: p.in.Size, Compression: p.comp})
+		sink.src.Files = append(sink.src.Files, schemas.SourceFile{Path: sink.paths.store(p.path), SHA256: p.in.SHA256, Bytes: p.in.Size, Compression: p.comp})
 		if opts.Progress != nil {
 			add := opts.Progress.File(p.path, p.in.Size)
 			p.in.track = add

@@ -54,6 +54,7 @@ Examples:
 			&cli.StringSliceFlag{Name: "label", Usage: "add a `key=value` label to every run (repeatable)"},
 			&cli.BoolFlag{Name: "strict", Usage: "fail when any row is rejected"},
 			&cli.BoolFlag{Name: "force", Usage: "replace an existing bundle"},
+			&cli.BoolFlag{Name: "keep-paths", Usage: "store input paths as given (by default: relative to the working directory, or the file name alone)"},
 			&cli.Int64Flag{Name: "max-decompressed", Value: ingest.DefaultMaxDecompressed, Usage: "limit in `BYTES` on the decompressed size of one .gz or .zst input"},
 		},
 		Action: func(ctx context.Context, cmd *cli.Command) error {
@@ -63,7 +64,7 @@ Examples:
 			if n := cmd.Int64("max-decompressed"); n <= 0 {
 				return usage("--max-decompressed: give a positive number of bytes (got %d; the default is %d)", n, ingest.DefaultMaxDecompressed)
 			}
-			opts := ingest.Options{Formats: formats, Format: cmd.String("format"), Strict: cmd.Bool("strict"),
+			opts := ingest.Options{Formats: formats, Format: cmd.String("format"), Strict: cmd.Bool("strict"), KeepPaths: cmd.Bool("keep-paths"),
 				MaxDecompressed: cmd.Int64("max-decompressed"),
 				Bundle:          schemas.BundleOptions{VerdictVersion: verdictVersion(), Overwrite: cmd.Bool("force"), CreatedAt: time.Now().UTC().Truncate(time.Second)}}
 			if path := cmd.String("sut"); path != "" {

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/verdict-llm/verdict/internal/testkit"
+	"github.com/verdict-llm/verdict/schemas"
 )
 
 // runCLI runs verdict with args and returns its exit code, stdout and
@@ -134,6 +135,53 @@ func TestMaxDecompressedUsage(t *testing.T) {
 		code, _, errs := runCLI(t, "ingest", "--max-decompressed", v, "-o", filepath.Join(t.TempDir(), "b"), demo+"platform-a.json")
 		if code != 2 || !strings.Contains(errs, "--max-decompressed: give a positive number of bytes") {
 			t.Errorf("--max-decompressed %s: exit %d, %q", v, code, errs)
+		}
+	}
+}
+
+// TestStoredPaths: a bundle stores input paths relative to where ingest
+// ran, or the file name alone for an input outside it (issue 15: absolute
+// paths named home directories), and the paths as given with
+// --keep-paths; the SHA-256 is stored either way.
+func TestStoredPaths(t *testing.T) {
+	dir := t.TempDir()
+	data, err := os.ReadFile(demo + "platform-a.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := filepath.Join(dir, "home", "alice", "results", "run.json")
+	os.MkdirAll(filepath.Dir(in), 0o755)
+	os.WriteFile(in, data, 0o644)
+	local := "stored_paths_test_input.json" // inside the working directory
+	os.WriteFile(local, data[:len(data):len(data)], 0o644)
+	defer os.Remove(local)
+	for _, c := range []struct {
+		flags []string
+		input string
+		want  string
+	}{
+		{nil, in, "run.json"},
+		{[]string{"--keep-paths"}, in, in},
+		{nil, local, local},
+		{nil, "./" + local, local},
+	} {
+		b := filepath.Join(dir, "b.bundle")
+		args := append(append([]string{"ingest", "--force"}, c.flags...), "-o", b, c.input)
+		if code, _, errs := runCLI(t, args...); code != 0 {
+			t.Fatalf("%v: %d %s", args, code, errs)
+		}
+		bb, err := schemas.OpenBundle(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		runs, _ := bb.Runs(context.Background())
+		src := bb.Manifest.Sources[0]
+		if src.Path != c.want || runs[0].SourcePath != c.want || len(src.SHA256) != 64 {
+			t.Errorf("%v: stored %q and %q, want %q", args, src.Path, runs[0].SourcePath, c.want)
+		}
+		raw, _ := os.ReadFile(filepath.Join(b, schemas.ManifestFile))
+		if c.flags == nil && strings.Contains(string(raw), "alice") {
+			t.Errorf("%v: the manifest names the home directory", args)
 		}
 	}
 }
