@@ -159,13 +159,88 @@ func writeText(w io.Writer, tables []*Table) error {
 	return err
 }
 
-// mdEscape keeps cell text from breaking a Markdown table.
+// mdEscape makes untrusted text (model names, labels, file names,
+// resource IDs) literal text in GitHub Flavored Markdown, within a table
+// cell or a line, escaping only where a character could start markup, so
+// that ordinary text stays readable as written:
+//
+//   - line breaks of any kind (a bare carriage return ends a row for
+//     cmark-gfm) and tabs become spaces, other control characters U+FFFD;
+//   - \ ` * ~ | < and $ (code, emphasis, strikethrough, cells, raw HTML
+//     and autolinks, math) are always backslash-escaped; _ where it could
+//     open or close emphasis (at a word's edge); ] before ( [ or : (links,
+//     images, references, footnotes); & before a letter or # (entities);
+//     the colon of "://" and the dot of "www." (extended autolinks);
+//   - an e-mail address, which no escape stops from becoming a link,
+//     gets a zero-width space after its "@".
+//
+// The text reads the same once rendered; render/markdown_test.go checks
+// this with cmark-gfm.
 func mdEscape(s string) string {
-	s = strings.ReplaceAll(s, `\`, `\\`)
-	s = strings.ReplaceAll(s, "|", `\|`)
-	s = strings.ReplaceAll(s, "\n", " ")
-	return s
+	var b strings.Builder
+	b.Grow(len(s) + len(s)/8)
+	at := func(i int) byte {
+		if i >= 0 && i < len(s) {
+			return s[i]
+		}
+		return ' '
+	}
+	word := func(c byte) bool { return c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= 0x80 }
+	for i, r := range s {
+		esc := false
+		switch {
+		case r == '\r' || r == '\n' || r == '\t' || r == '\v' || r == '\f' || r == '\u2028' || r == '\u2029' || r == '\u0085':
+			b.WriteByte(' ')
+			continue
+		case r < 0x20 || r == 0x7f:
+			b.WriteRune('\uFFFD')
+			continue
+		case r == '@':
+			b.WriteString("@\u200b")
+			continue
+		case strings.ContainsRune("\\`*~|<$", r):
+			esc = true
+		case r == '_':
+			esc = !word(at(i-1)) || !word(at(i+1))
+		case r == ']':
+			esc = strings.IndexByte("([:", at(i+1)) >= 0
+		case r == '&':
+			c := at(i + 1)
+			esc = c == '#' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+		case r == ':':
+			esc = at(i+1) == '/' && at(i+2) == '/'
+		case r == '.':
+			esc = i >= 3 && strings.EqualFold(s[i-3:i], "www")
+		}
+		if esc {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
 }
+
+// mdLine is mdEscape for text that starts a line outside a table (a
+// title, a note): a leading character that would start a heading, list,
+// quote, rule or code block is escaped too.
+func mdLine(s string) string {
+	e := mdEscape(strings.TrimLeft(s, " \t"))
+	if e == "" {
+		return e
+	}
+	switch e[0] {
+	case '-', '+', '=', '>', '#', '[':
+		return `\` + e
+	}
+	if j := strings.IndexFunc(e, func(r rune) bool { return r < '0' || r > '9' }); j > 0 && (e[j] == '.' || e[j] == ')') {
+		return e[:j] + `\` + e[j:]
+	}
+	return e
+}
+
+// MarkdownText is text from input made literal in Markdown, at the start
+// of a line (see mdEscape).
+func MarkdownText(s string) string { return mdLine(s) }
 
 func writeMarkdown(w io.Writer, tables []*Table) error {
 	var b strings.Builder
@@ -174,7 +249,7 @@ func writeMarkdown(w io.Writer, tables []*Table) error {
 			b.WriteString("\n")
 		}
 		if t.Title != "" {
-			b.WriteString("### " + mdEscape(t.Title) + "\n\n")
+			b.WriteString("### " + mdLine(t.Title) + "\n\n")
 		}
 		if len(t.Columns) > 0 {
 			b.WriteString("|")
@@ -205,7 +280,7 @@ func writeMarkdown(w io.Writer, tables []*Table) error {
 		if len(t.Notes) > 0 {
 			b.WriteString("\n")
 			for _, n := range t.Notes {
-				b.WriteString(mdEscape(n) + "  \n")
+				b.WriteString(mdLine(n) + "  \n")
 			}
 		}
 	}

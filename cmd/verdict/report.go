@@ -214,7 +214,7 @@ func writeReport(ctx context.Context, a reportArgs, stdout, stderr io.Writer) er
 	}
 	if a.markdown != "" {
 		var b bytes.Buffer
-		b.WriteString("# " + render.SafeText(rep.Title) + "\n\n")
+		b.WriteString("# " + render.MarkdownText(rep.Title) + "\n\n")
 		if err := render.WriteReport(&b, rep, render.Markdown, false); err != nil {
 			return err
 		}
