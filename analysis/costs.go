@@ -106,22 +106,9 @@ func (c *RunCosting) Why() string {
 
 func loadCosts(rep *Report, dirs []string, o ReportOptions) (*ReportCosts, error) {
 	rc := &ReportCosts{Quotes: o.Quotes}
-	for _, path := range o.Billing {
-		f, err := os.Open(path)
-		if err != nil {
+	for _, path := range o.Billing { // fail early on a missing bill
+		if _, err := os.Stat(path); err != nil {
 			return nil, err
-		}
-		b, err := costing.ReadAll(f, costing.ReaderOptions{FileName: path})
-		f.Close()
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
-		}
-		rc.Bills = append(rc.Bills, b)
-		for _, w := range b.Warnings {
-			rc.Notes = append(rc.Notes, "warning: "+path+": "+w.Error())
-		}
-		for _, e := range b.Rejected {
-			rc.Notes = append(rc.Notes, "rejected: "+e.Error())
 		}
 	}
 	quotes := map[string]*costing.Quote{}
@@ -175,11 +162,26 @@ func loadCosts(rep *Report, dirs []string, o ReportOptions) (*ReportCosts, error
 		windows = append(windows, w)
 	}
 	if len(o.Billing) > 0 {
-		var charges []*costing.Charge
-		for _, b := range rc.Bills {
-			charges = append(charges, b.Charges...)
+		// Bills are streamed into the joiner: only charges that touch a
+		// run are held.
+		j := costing.NewJoiner(windows, costing.JoinOptions{})
+		for _, path := range o.Billing {
+			b, err := addBill(j, path)
+			if err != nil {
+				return nil, err
+			}
+			rc.Bills = append(rc.Bills, b)
+			for _, w := range b.Warnings {
+				rc.Notes = append(rc.Notes, "warning: "+path+": "+w.Error())
+			}
+			for _, e := range b.Rejected {
+				rc.Notes = append(rc.Notes, "rejected: "+e.Error())
+			}
+			if more := b.Counts.Rejected - len(b.Rejected); more > 0 {
+				rc.Notes = append(rc.Notes, fmt.Sprintf("rejected: %s: %d more rows (all are counted)", path, more))
+			}
 		}
-		rc.Join = costing.Join(windows, charges, costing.JoinOptions{})
+		rc.Join = j.Result()
 		for i, r := range rep.Runs {
 			rcost := rc.Join.Runs[i]
 			r.Cost.Bill = &rcost
@@ -349,4 +351,17 @@ func Cost(ctx context.Context, dirs []string, o CostOptions) (*CostResult, error
 		res.Stored = append(res.Stored, dir)
 	}
 	return res, nil
+}
+
+func addBill(j *costing.Joiner, path string) (*costing.Bill, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b, err := j.AddBill(f, costing.ReaderOptions{FileName: path})
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return b, nil
 }

@@ -112,11 +112,30 @@ func cutPrefixFold(s, prefix string) (string, bool) {
 }
 
 func (m *awsMapper) row(rec []string, c *Charge) *fieldError {
-	var fe *fieldError
 	c.Provider = "AWS"
 	c.NativeChargeType = text(rec, m.itemType)
+	if fe := m.period(rec, c); fe != nil {
+		return fe
+	}
+	if fe := m.costs(rec, c); fe != nil {
+		return fe
+	}
+	if fe := m.category(rec, c); fe != nil {
+		return fe
+	}
+	if fe := m.quantities(rec, c); fe != nil {
+		return fe
+	}
+	if fe := m.describe(rec, c); fe != nil {
+		return fe
+	}
+	return m.tags(rec, c)
+}
 
-	// Period: the usage columns, else identity/TimeInterval "start/end".
+// period reads the charge and billing periods: the usage columns, else
+// identity/TimeInterval "start/end".
+func (m *awsMapper) period(rec []string, c *Charge) *fieldError {
+	var fe *fieldError
 	if m.start >= 0 && !isNull(cell(rec, m.start)) {
 		if c.ChargePeriodStart, fe = reqTime(rec, m.start); fe != nil {
 			return fe
@@ -148,10 +167,12 @@ func (m *awsMapper) row(rec []string, c *Charge) *fieldError {
 	if c.BillingPeriodStart, fe = optTime(rec, m.bps); fe != nil {
 		return fe
 	}
-	if c.BillingPeriodEnd, fe = optTime(rec, m.bpe); fe != nil {
-		return fe
-	}
+	c.BillingPeriodEnd, fe = optTime(rec, m.bpe)
+	return fe
+}
 
+// costs reads the billed and list costs, the currency and the commitment.
+func (m *awsMapper) costs(rec []string, c *Charge) *fieldError {
 	unblended, fe := reqDecimal(rec, m.unblended)
 	if fe != nil {
 		return fe
@@ -174,31 +195,31 @@ func (m *awsMapper) row(rec []string, c *Charge) *fieldError {
 	if c.CommitmentDiscountID == "" {
 		c.CommitmentDiscountID = text(rec, m.spARN)
 	}
+	return nil
+}
 
+// category maps the line item type to the FOCUS charge category and
+// frequency, and sets the effective cost (see the table above).
+func (m *awsMapper) category(rec []string, c *Charge) *fieldError {
 	c.EffectiveCost = c.BilledCost
+	effective := func(col int) *fieldError {
+		eff, fe := optDecimal(rec, col)
+		if fe == nil && eff.Valid {
+			c.EffectiveCost = eff.Decimal
+		}
+		return fe
+	}
 	switch c.NativeChargeType {
 	case "Usage", "":
 		c.ChargeCategory, c.ChargeFrequency = "Usage", "Usage-Based"
 	case "DiscountedUsage":
 		c.ChargeCategory, c.ChargeFrequency = "Usage", "Usage-Based"
 		c.CommitmentDiscountStatus = "Used"
-		eff, fe := optDecimal(rec, m.riEff)
-		if fe != nil {
-			return fe
-		}
-		if eff.Valid {
-			c.EffectiveCost = eff.Decimal
-		}
+		return effective(m.riEff)
 	case "SavingsPlanCoveredUsage":
 		c.ChargeCategory, c.ChargeFrequency = "Usage", "Usage-Based"
 		c.CommitmentDiscountStatus = "Used"
-		eff, fe := optDecimal(rec, m.spEff)
-		if fe != nil {
-			return fe
-		}
-		if eff.Valid {
-			c.EffectiveCost = eff.Decimal
-		}
+		return effective(m.spEff)
 	case "SavingsPlanNegation":
 		c.ChargeCategory, c.ChargeFrequency = "Usage", "Usage-Based"
 		c.EffectiveCost = Decimal{}
@@ -220,7 +241,12 @@ func (m *awsMapper) row(rec []string, c *Charge) *fieldError {
 	default:
 		c.ChargeCategory = "Adjustment"
 	}
+	return nil
+}
 
+// quantities reads the usage amount and unit (consumed only for usage).
+func (m *awsMapper) quantities(rec []string, c *Charge) *fieldError {
+	var fe *fieldError
 	if c.PricingQuantity, fe = optDecimal(rec, m.amount); fe != nil {
 		return fe
 	}
@@ -228,7 +254,12 @@ func (m *awsMapper) row(rec []string, c *Charge) *fieldError {
 	if c.ChargeCategory == "Usage" {
 		c.ConsumedQuantity, c.ConsumedUnit = c.PricingQuantity, c.PricingUnit
 	}
+	return nil
+}
 
+// describe reads the resource, service, SKU, region and accounts, from
+// the columns and from CUR 2.0's product map.
+func (m *awsMapper) describe(rec []string, c *Charge) *fieldError {
 	c.ResourceID = text(rec, m.rid)
 	c.ChargeDescription = text(rec, m.desc)
 	c.ServiceName = text(rec, m.productName)
@@ -241,7 +272,6 @@ func (m *awsMapper) row(rec []string, c *Charge) *fieldError {
 	c.AvailabilityZone = text(rec, m.az)
 	c.BillingAccountID = text(rec, m.payer)
 	c.SubAccountID = text(rec, m.account)
-
 	if m.productMap >= 0 {
 		if s := text(rec, m.productMap); s != "" {
 			p, err := parseTagObject(s)
@@ -264,6 +294,12 @@ func (m *awsMapper) row(rec []string, c *Charge) *fieldError {
 	if c.ServiceName == "" {
 		c.ServiceName = text(rec, m.code)
 	}
+	return nil
+}
+
+// tags reads the resource tags: one column per tag (legacy CUR, Athena)
+// or CUR 2.0's resource_tags map.
+func (m *awsMapper) tags(rec []string, c *Charge) *fieldError {
 	for _, tc := range m.tagCols {
 		if v := text(rec, tc.col); v != "" {
 			if c.Tags == nil {

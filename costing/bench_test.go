@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"testing"
 	"time"
+
+	"github.com/verdict-llm/verdict/internal/memwatch"
 )
 
 // genFOCUS is an io.Reader producing a FOCUS 1.2 CSV of n hourly rows for
@@ -149,4 +151,32 @@ func (c *countingReader) Read(p []byte) (int, error) {
 	n, err := c.r.Read(p)
 	c.n += int64(n)
 	return n, err
+}
+
+// BenchmarkAddBill5M streams a generated 5,000,000-row FOCUS export into
+// a Joiner (what `verdict cost` and `verdict report --billing` do) with
+// one run whose resources match a share of the rows, and reports the peak
+// heap: issue 15 measured 5.9 GB before the process died, when every
+// charge was held; now only the charges that touch the run are.
+func BenchmarkAddBill5M(b *testing.B) {
+	const n = 5_000_000
+	win := RunWindow{RunID: "r", ResourceIDs: []string{"i-1000007", "i-1000042"},
+		Start: time.Date(2025, 6, 3, 0, 0, 0, 0, time.UTC), End: time.Date(2025, 6, 4, 0, 0, 0, 0, time.UTC)}
+	var peak float64
+	for b.Loop() {
+		stop := memwatch.Start()
+		j := NewJoiner([]RunWindow{win}, JoinOptions{})
+		bill, err := j.AddBill(newGenFOCUS(n), ReaderOptions{FileName: "gen.csv"})
+		res := j.Result()
+		p := stop()
+		peak = max(peak, p.HeapMiB)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if bill.Counts.Rows != n || res.Charges != n {
+			b.Fatalf("counts %+v, %d charges", bill.Counts, res.Charges)
+		}
+	}
+	b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "rows/s")
+	b.ReportMetric(peak, "peak-heap-MiB")
 }

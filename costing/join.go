@@ -3,6 +3,7 @@ package costing
 import (
 	"errors"
 	"fmt"
+	"io"
 	"math/big"
 	"slices"
 	"strings"
@@ -766,6 +767,40 @@ func total(rc RunCost, opts JoinOptions, warns []error) (*Money, []error) {
 		sum = sum.Add(v.Mul(opts.Rates[i].Rate))
 	}
 	return &Money{sum, opts.Currency}, warns
+}
+
+// MaxRejectedListed caps the rejected rows a Bill from AddBill lists;
+// every one is counted in Bill.Counts.
+const MaxRejectedListed = 100
+
+// AddBill streams a billing file into the joiner: every charge is Added
+// as it is read, and kept only when it touches a run, so memory grows
+// with the matching charges, not with the file (a 5-million-row FOCUS
+// export would otherwise be held whole). The Bill returned carries the
+// file's format, counts, warnings and its first MaxRejectedListed
+// rejected rows, and no Charges. The error is fatal for the file (header
+// or I/O).
+func (j *Joiner) AddBill(r io.Reader, opts ReaderOptions) (*Bill, error) {
+	opts.ReuseCharge = true
+	rd, err := NewReader(r, opts)
+	if err != nil {
+		return nil, err
+	}
+	b := &Bill{File: opts.FileName, Format: rd.Format()}
+	for rd.Scan() {
+		switch rec := rd.Record().(type) {
+		case *Charge:
+			j.Add(rec) // Add clones what it keeps
+		case *RowError:
+			if len(b.Rejected) < MaxRejectedListed {
+				e := *rec
+				b.Rejected = append(b.Rejected, &e)
+			}
+		}
+	}
+	b.Counts = rd.Counts()
+	b.Warnings = rd.Warnings()
+	return b, rd.Err()
 }
 
 // Join is NewJoiner, Add for every charge, and Result.

@@ -421,6 +421,7 @@ func (s *sourceSink) Run(r *schemas.Run) error {
 	}
 	s.runs[r.ID] = true
 	run := *r
+	cutRunText(&run)
 	var notes []string
 	run.SUT, notes = MergeInventory(r.SUT, s.opts.SUT)
 	for _, n := range notes {
@@ -460,6 +461,11 @@ func (s *sourceSink) Request(r *schemas.Request) error {
 	}
 	s.reqRuns[r.RunID] = true
 	s.count(schemas.TableRequests, true, "")
+	if len(r.Error) > MaxTextBytes {
+		q := *r
+		q.Error = CutText(q.Error)
+		return s.w.AddRequest(&q)
+	}
 	return s.w.AddRequest(r)
 }
 
@@ -468,7 +474,9 @@ func (s *sourceSink) Metric(m *schemas.Metric) error {
 		return fmt.Errorf("ingest: unregistered metric %q", m.MetricID)
 	}
 	s.reqRuns[m.RunID] = true
-	s.w.AddMetric(*m)
+	mm := *m
+	mm.Note, mm.NativeName = CutText(mm.Note), CutText(mm.NativeName)
+	s.w.AddMetric(mm)
 	if m.Source == schemas.SourceComputed {
 		c := s.src.Counts[schemas.TableMetrics]
 		c.Computed++
@@ -488,6 +496,7 @@ func (s *sourceSink) Sample(smp *schemas.Sample) error {
 }
 
 func (s *sourceSink) Reject(rej schemas.Rejection) {
+	rej.Reason, rej.Field, rej.Record = CutText(rej.Reason), CutText(rej.Field), CutText(rej.Record)
 	s.count(rej.Table, false, rej.Reason)
 	if len(s.src.Rejections) < s.opts.ListRejections {
 		s.src.Rejections = append(s.src.Rejections, rej)
@@ -497,7 +506,7 @@ func (s *sourceSink) Reject(rej schemas.Rejection) {
 }
 
 func (s *sourceSink) Warn(msg string) {
-	s.src.Warnings = append(s.src.Warnings, s.paths.text(msg, s.path))
+	s.src.Warnings = append(s.src.Warnings, CutText(s.paths.text(msg, s.path)))
 }
 
 func (s *sourceSink) finish() (schemas.Source, error) {

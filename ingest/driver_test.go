@@ -3,10 +3,12 @@ package ingest_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/verdict-llm/verdict/ingest"
 	"github.com/verdict-llm/verdict/ingest/vllm"
@@ -130,5 +132,16 @@ func TestCancel(t *testing.T) {
 	}
 	if entries, _ := os.ReadDir(out); len(entries) != 0 {
 		t.Errorf("a cancelled ingest left %v", entries)
+	}
+}
+
+func TestCutText(t *testing.T) {
+	if s := ingest.CutText("short"); s != "short" {
+		t.Error(s)
+	}
+	long := strings.Repeat("é", ingest.MaxTextBytes) // 2 bytes each
+	got := ingest.CutText(long)
+	if !strings.HasSuffix(got, fmt.Sprintf("... [cut: %d bytes]", len(long))) || !utf8.ValidString(got) || len(got) > ingest.MaxTextBytes+40 {
+		t.Errorf("%d bytes, valid %v, tail %q", len(got), utf8.ValidString(got), got[len(got)-30:])
 	}
 }

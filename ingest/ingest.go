@@ -22,6 +22,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/verdict-llm/verdict/schemas"
 )
@@ -39,6 +40,25 @@ type Format interface {
 	// Read reads the input and reports to sink. It returns an *Error (or
 	// an I/O error) when the file as a whole cannot be read.
 	Read(ctx context.Context, in *Input, sink Sink) error
+}
+
+// MaxTextBytes caps the text an input puts into a bundle's labels,
+// notes, warnings, error texts and run descriptions: a longer value is
+// cut and says so ("... [cut: N bytes]"), so that one 100 MB value in a
+// result file is never copied into the bundle and every report.
+const MaxTextBytes = 4096
+
+// CutText cuts s to MaxTextBytes (at a character boundary) with a note of
+// its length.
+func CutText(s string) string {
+	if len(s) <= MaxTextBytes+64 { // room for a reader's own "[cut: N bytes]"
+		return s
+	}
+	cut := MaxTextBytes
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return fmt.Sprintf("%s... [cut: %d bytes]", s[:cut], len(s))
 }
 
 // HeadSize is the number of leading bytes Detect sees.

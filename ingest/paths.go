@@ -4,6 +4,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/verdict-llm/verdict/schemas"
 )
 
 // A pathStorer turns input paths into the paths a bundle stores. Bundles
@@ -59,4 +61,22 @@ func (p pathStorer) text(msg, path string) string {
 		return strings.ReplaceAll(msg, path, s)
 	}
 	return msg
+}
+
+// cutRunText cuts a run's text fields and labels to MaxTextBytes.
+func cutRunText(r *schemas.Run) {
+	for _, p := range []*string{&r.ToolVersion, &r.Format, &r.RampUp, &r.Backend, &r.Endpoint, &r.Model, &r.Tokenizer, &r.ToolDate, &r.TokenSource} {
+		*p = CutText(*p)
+	}
+	for i, f := range r.Flags {
+		r.Flags[i] = CutText(f)
+	}
+	if len(r.Labels) == 0 {
+		return
+	}
+	labels := make(map[string]string, len(r.Labels))
+	for k, v := range r.Labels {
+		labels[CutText(k)] = CutText(v)
+	}
+	r.Labels = labels
 }

@@ -185,7 +185,9 @@ func mdEscape(s string) string {
 		}
 		return ' '
 	}
-	word := func(c byte) bool { return c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= 0x80 }
+	word := func(c byte) bool {
+		return c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= 0x80
+	}
 	for i, r := range s {
 		esc := false
 		switch {

@@ -144,8 +144,15 @@ type BundleWriter struct {
 	opts      BundleOptions
 	mem       memory.Allocator
 
-	runs    []Run
-	metrics []Metric
+	runs []Run
+
+	// Metrics are streamed like requests: a history of a million rows
+	// makes millions of metric rows.
+	metWriter  *pqarrow.FileWriter
+	metBuilder *array.RecordBuilder
+	metRows    int64
+	metPending int
+	err        error // the first error of a method that returns none
 
 	reqFile    *os.File
 	reqWriter  *pqarrow.FileWriter
@@ -329,8 +336,62 @@ func (w *BundleWriter) newParquet(name string, schema *arrow.Schema) (*pqarrow.F
 // AddRun adds a run.
 func (w *BundleWriter) AddRun(r Run) { w.runs = append(w.runs, r) }
 
-// AddMetric adds a metric row.
-func (w *BundleWriter) AddMetric(m Metric) { w.metrics = append(w.metrics, m) }
+// AddMetric adds a metric row. Rows are written in batches; a write
+// error is returned by Commit.
+func (w *BundleWriter) AddMetric(m Metric) {
+	if w.err != nil {
+		return
+	}
+	if w.metWriter == nil {
+		fw, err := w.newParquet(TableMetrics, metricsSchema)
+		if err != nil {
+			w.err = err
+			return
+		}
+		w.metWriter, w.metBuilder = fw, array.NewRecordBuilder(w.mem, metricsSchema)
+	}
+	AppendMetric(w.metBuilder, &m)
+	w.metPending++
+	if w.metPending >= w.opts.BatchRows {
+		w.err = w.flushMetrics()
+	}
+}
+
+func (w *BundleWriter) flushMetrics() error {
+	if w.metPending == 0 {
+		return nil
+	}
+	rec := w.metBuilder.NewRecordBatch()
+	defer rec.Release()
+	if err := w.metWriter.Write(rec); err != nil {
+		return fmt.Errorf("writing metrics: %w", err)
+	}
+	w.metRows += int64(w.metPending)
+	w.metPending = 0
+	return nil
+}
+
+// closeMetrics writes the metrics table's last batch (an empty table when
+// no metric was added) and closes it.
+func (w *BundleWriter) closeMetrics() error {
+	if w.err != nil {
+		return w.err
+	}
+	if w.metWriter == nil {
+		return w.writeSmall(TableMetrics, BuildMetrics(w.mem, nil))
+	}
+	if err := w.flushMetrics(); err != nil {
+		return err
+	}
+	w.metBuilder.Release()
+	w.metBuilder = nil
+	err := w.metWriter.Close()
+	w.metWriter = nil
+	if err != nil {
+		return fmt.Errorf("closing metrics: %w", err)
+	}
+	return nil
+}
 
 // AddRequest appends a request. r is copied; the caller may reuse it.
 func (w *BundleWriter) AddRequest(r *Request) error {
@@ -459,13 +520,13 @@ func (w *BundleWriter) Commit(m Manifest) (err error) {
 		return fmt.Errorf("closing requests: %w", err)
 	}
 	w.reqWriter = nil
-	m.Tables = []TableFile{{TableRuns, TableRuns + ".parquet", int64(len(w.runs))},
-		{TableRequests, TableRequests + ".parquet", w.reqRows},
-		{TableMetrics, TableMetrics + ".parquet", int64(len(w.metrics))}}
-	if err := w.writeSmall(TableRuns, BuildRuns(w.mem, w.runs)); err != nil {
+	if err := w.closeMetrics(); err != nil {
 		return err
 	}
-	if err := w.writeSmall(TableMetrics, BuildMetrics(w.mem, w.metrics)); err != nil {
+	m.Tables = []TableFile{{TableRuns, TableRuns + ".parquet", int64(len(w.runs))},
+		{TableRequests, TableRequests + ".parquet", w.reqRows},
+		{TableMetrics, TableMetrics + ".parquet", w.metRows}}
+	if err := w.writeSmall(TableRuns, BuildRuns(w.mem, w.runs)); err != nil {
 		return err
 	}
 	if w.smpWriter != nil {
@@ -589,6 +650,12 @@ func (w *BundleWriter) Abort() {
 	}
 	if w.smpBuilder != nil {
 		w.smpBuilder.Release()
+	}
+	if w.metWriter != nil {
+		_ = w.metWriter.Close()
+	}
+	if w.metBuilder != nil {
+		w.metBuilder.Release()
 	}
 	for _, tw := range w.extra {
 		_ = tw.w.Close()

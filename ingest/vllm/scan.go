@@ -145,7 +145,7 @@ func readValue(path string, sc *jsonscan.Scanner, nested bool) (value, error) {
 	v := value{kind: tok.Kind, pos: tok.Pos}
 	switch tok.Kind {
 	case jsonscan.String:
-		if v.text, err = sc.Text(tok); err != nil {
+		if v.text, err = sc.TextCut(tok, ingest.MaxTextBytes); err != nil {
 			return value{}, syntaxErr(path, err)
 		}
 	case jsonscan.Number:

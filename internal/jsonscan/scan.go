@@ -700,6 +700,31 @@ func (s *Scanner) Text(tok Token) (string, error) {
 	return string(b), nil
 }
 
+// TextCut is Text for values that become labels or notes: a string
+// longer than max bytes is cut at a character boundary and told so
+// ("... [cut: 104857600 bytes]"), and the cut string is the only copy
+// made, however long the value.
+func (s *Scanner) TextCut(tok Token, max int) (string, error) {
+	if len(tok.Raw)-2 <= max {
+		return s.Text(tok)
+	}
+	head := tok.Raw[:max+1] // the quote and max bytes of the body
+	if i := bytes.LastIndexByte(head, '\\'); i >= len(head)-6 {
+		head = head[:i] // do not cut an escape in two
+	}
+	b, err := Unquote(append(head[:len(head):len(head)], '"'), nil)
+	if err != nil {
+		return "", &SyntaxError{Pos: tok.Pos, Msg: "bad string: " + err.Error()}
+	}
+	for i := 0; i < 3 && len(b) > 0; i++ { // a character cut in two
+		if r, size := utf8.DecodeLastRune(b); r != utf8.RuneError || size > 1 {
+			break
+		}
+		b = b[:len(b)-1]
+	}
+	return fmt.Sprintf("%s... [cut: %d bytes]", b, len(tok.Raw)-2), nil
+}
+
 // interesting marks the bytes SkipArray must look at.
 var interesting = func() (t [256]bool) {
 	for _, c := range []byte("[]{}\",\n") {
