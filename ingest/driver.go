@@ -506,6 +506,9 @@ func (s *sourceSink) Reject(rej schemas.Rejection) {
 }
 
 func (s *sourceSink) Warn(msg string) {
+	for _, f := range s.files {
+		msg = s.paths.text(msg, f)
+	}
 	s.src.Warnings = append(s.src.Warnings, CutText(s.paths.text(msg, s.path)))
 }
 
