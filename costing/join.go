@@ -782,25 +782,7 @@ const MaxRejectedListed = 100
 // or I/O).
 func (j *Joiner) AddBill(r io.Reader, opts ReaderOptions) (*Bill, error) {
 	opts.ReuseCharge = true
-	rd, err := NewReader(r, opts)
-	if err != nil {
-		return nil, err
-	}
-	b := &Bill{File: opts.FileName, Format: rd.Format()}
-	for rd.Scan() {
-		switch rec := rd.Record().(type) {
-		case *Charge:
-			j.Add(rec) // Add clones what it keeps
-		case *RowError:
-			if len(b.Rejected) < MaxRejectedListed {
-				e := *rec
-				b.Rejected = append(b.Rejected, &e)
-			}
-		}
-	}
-	b.Counts = rd.Counts()
-	b.Warnings = rd.Warnings()
-	return b, rd.Err()
+	return readBill(r, opts, MaxRejectedListed, j.Add) // Add clones what it keeps
 }
 
 // Join is NewJoiner, Add for every charge, and Result.

@@ -257,6 +257,18 @@ type Bill struct {
 // rejected rows are in Bill.Rejected.
 func ReadAll(r io.Reader, opts ReaderOptions) (*Bill, error) {
 	opts.ReuseCharge = false
+	var charges []*Charge
+	b, err := readBill(r, opts, -1, func(c *Charge) { charges = append(charges, c) })
+	if b != nil {
+		b.Charges = charges
+	}
+	return b, err
+}
+
+// readBill reads every row of r, passing each charge to charge and keeping
+// the first maxRejected rejected rows (all when negative) with the counts
+// and warnings.
+func readBill(r io.Reader, opts ReaderOptions, maxRejected int, charge func(*Charge)) (*Bill, error) {
 	rd, err := NewReader(r, opts)
 	if err != nil {
 		return nil, err
@@ -265,10 +277,12 @@ func ReadAll(r io.Reader, opts ReaderOptions) (*Bill, error) {
 	for rd.Scan() {
 		switch rec := rd.Record().(type) {
 		case *Charge:
-			b.Charges = append(b.Charges, rec)
+			charge(rec)
 		case *RowError:
-			e := *rec
-			b.Rejected = append(b.Rejected, &e)
+			if maxRejected < 0 || len(b.Rejected) < maxRejected {
+				e := *rec
+				b.Rejected = append(b.Rejected, &e)
+			}
 		}
 	}
 	b.Counts = rd.Counts()

@@ -358,16 +358,21 @@ func (w *BundleWriter) AddMetric(m Metric) {
 }
 
 func (w *BundleWriter) flushMetrics() error {
-	if w.metPending == 0 {
+	return flushBatch(TableMetrics, w.metBuilder, w.metWriter, &w.metPending, &w.metRows)
+}
+
+// flushBatch writes the pending rows of a streamed table as one batch.
+func flushBatch(table string, b *array.RecordBuilder, fw *pqarrow.FileWriter, pending *int, rows *int64) error {
+	if *pending == 0 {
 		return nil
 	}
-	rec := w.metBuilder.NewRecordBatch()
+	rec := b.NewRecordBatch()
 	defer rec.Release()
-	if err := w.metWriter.Write(rec); err != nil {
-		return fmt.Errorf("writing metrics: %w", err)
+	if err := fw.Write(rec); err != nil {
+		return fmt.Errorf("writing %s: %w", table, err)
 	}
-	w.metRows += int64(w.metPending)
-	w.metPending = 0
+	*rows += int64(*pending)
+	*pending = 0
 	return nil
 }
 
@@ -420,17 +425,7 @@ func (w *BundleWriter) openRequests() error {
 }
 
 func (w *BundleWriter) flushRequests() error {
-	if w.pending == 0 {
-		return nil
-	}
-	rec := w.reqBuilder.NewRecordBatch()
-	defer rec.Release()
-	if err := w.reqWriter.Write(rec); err != nil {
-		return fmt.Errorf("writing requests: %w", err)
-	}
-	w.reqRows += int64(w.pending)
-	w.pending = 0
-	return nil
+	return flushBatch(TableRequests, w.reqBuilder, w.reqWriter, &w.pending, &w.reqRows)
 }
 
 // AddSample appends a resource sample. s is copied; the caller may reuse
@@ -454,17 +449,7 @@ func (w *BundleWriter) AddSample(s *Sample) error {
 }
 
 func (w *BundleWriter) flushSamples() error {
-	if w.smpPending == 0 {
-		return nil
-	}
-	rec := w.smpBuilder.NewRecordBatch()
-	defer rec.Release()
-	if err := w.smpWriter.Write(rec); err != nil {
-		return fmt.Errorf("writing samples: %w", err)
-	}
-	w.smpRows += int64(w.smpPending)
-	w.smpPending = 0
-	return nil
+	return flushBatch(TableSamples, w.smpBuilder, w.smpWriter, &w.smpPending, &w.smpRows)
 }
 
 // WriteRecords streams a record batch of an extra table (for example

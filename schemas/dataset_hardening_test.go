@@ -333,6 +333,13 @@ func TestHelperReplaceCrash(t *testing.T) {
 	}
 	r := sampleRuns()[1]
 	r.ID = "new-run"
+	replaceBundle(t, dest, r)
+	os.Exit(0)
+}
+
+// replaceBundle writes a bundle of one run over dest.
+func replaceBundle(t *testing.T, dest string, r Run) {
+	t.Helper()
 	w, err := CreateBundle(dest, BundleOptions{Overwrite: true})
 	if err != nil {
 		t.Fatal(err)
@@ -341,7 +348,6 @@ func TestHelperReplaceCrash(t *testing.T) {
 	if err := w.Commit(Manifest{}); err != nil {
 		t.Fatal(err)
 	}
-	os.Exit(0)
 }
 
 // TestBundleRecovery: `ingest --force` that dies between moving the old
@@ -405,18 +411,7 @@ func TestBundleRecovery(t *testing.T) {
 	}
 	w.Abort()
 	// A replacement with the exchange leaves nothing beside the bundle.
-	writeBundle2 := func() {
-		r := sampleRuns()[0]
-		w, err := CreateBundle(dest, BundleOptions{Overwrite: true})
-		if err != nil {
-			t.Fatal(err)
-		}
-		w.AddRun(r)
-		if err := w.Commit(Manifest{}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	writeBundle2()
+	replaceBundle(t, dest, sampleRuns()[0])
 	if left, _ := filepath.Glob(filepath.Join(dir, ".a.bundle*")); len(left) > 0 {
 		t.Errorf("left beside the bundle: %v", left)
 	}
