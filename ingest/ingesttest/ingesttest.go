@@ -10,6 +10,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"flag"
 	"io"
 	"os"
 	"path/filepath"
@@ -275,14 +276,29 @@ func TypeSeeds(doc []byte, maxFields int) [][]byte {
 	return out
 }
 
-// AddTypeSeeds adds TypeSeeds of each doc to f's seed corpus.
+// AddTypeSeeds adds TypeSeeds of each doc to f's seed corpus. Every
+// `go test` runs them all; while fuzzing (-test.fuzz), where the fuzzer
+// first runs every seed for its baseline coverage, every seed up to
+// fuzzSeeds per doc is added, spread over the document, so that fuzzing
+// starts within seconds.
 func AddTypeSeeds(f *testing.F, maxFields int, docs ...[]byte) {
+	fuzzing := false
+	if fl := flag.Lookup("test.fuzz"); fl != nil && fl.Value.String() != "" {
+		fuzzing = true
+	}
 	for _, d := range docs {
-		for _, s := range TypeSeeds(d, maxFields) {
-			f.Add(s)
+		seeds := TypeSeeds(d, maxFields)
+		step := 1
+		if fuzzing && len(seeds) > fuzzSeeds {
+			step = (len(seeds) + fuzzSeeds - 1) / fuzzSeeds
+		}
+		for i := 0; i < len(seeds); i += step {
+			f.Add(seeds[i])
 		}
 	}
 }
+
+const fuzzSeeds = 150
 
 // valueSpans lists the byte spans [start, end) of the first occurrence
 // of each field of doc, up to max.
