@@ -10,7 +10,6 @@ import (
 	"github.com/verdict-llm/verdict/ingest"
 	"github.com/verdict-llm/verdict/ingest/genaibench"
 	"github.com/verdict-llm/verdict/ingest/ingesttest"
-	"github.com/verdict-llm/verdict/ingest/internal/fuzzseed"
 	"github.com/verdict-llm/verdict/internal/testkit"
 	"github.com/verdict-llm/verdict/schemas"
 )
@@ -182,7 +181,7 @@ func TestCorpus(t *testing.T) {
 }
 
 func FuzzRead(f *testing.F) {
-	fuzzseed.AddFiles(f, 40, result, "bad_result.json")
+	ingesttest.AddTypeSeedFiles(f, 40, result, "bad_result.json")
 	f.Fuzz(func(t *testing.T, data []byte) {
 		ingesttest.ReadTwice(t, genaibench.Format{}, "fuzz.json", data)
 	})

@@ -13,7 +13,6 @@ import (
 	"github.com/verdict-llm/verdict/ingest/genaiperf/jtree"
 	"github.com/verdict-llm/verdict/ingest/inferenceperf"
 	"github.com/verdict-llm/verdict/ingest/ingesttest"
-	"github.com/verdict-llm/verdict/ingest/internal/fuzzseed"
 	"github.com/verdict-llm/verdict/ingest/internal/rows"
 	"github.com/verdict-llm/verdict/internal/jsonscan"
 	"github.com/verdict-llm/verdict/internal/testkit"
@@ -332,7 +331,7 @@ func checkNumbers(t *testing.T, path string, r *ingesttest.Result) {
 }
 
 func FuzzRead(f *testing.F) {
-	fuzzseed.AddFiles(f, 30, files...)
+	ingesttest.AddTypeSeedFiles(f, 30, files...)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		ingesttest.ReadTwice(t, inferenceperf.Format{}, "fuzz.json", data)
 	})

@@ -389,3 +389,17 @@ func jsonSpans(doc []byte, base int, prefix string, seen map[string]bool, max in
 		}
 	}
 }
+
+// AddTypeSeedFiles adds each testdata file to f's seed corpus with its
+// TypeSeeds (at most maxFields fields replaced per file; 0: 400).
+func AddTypeSeedFiles(f *testing.F, maxFields int, names ...string) {
+	f.Helper()
+	for _, name := range names {
+		data, err := os.ReadFile(filepath.Join("testdata", name))
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(data)
+		AddTypeSeeds(f, maxFields, data)
+	}
+}

@@ -12,7 +12,6 @@ import (
 	"github.com/verdict-llm/verdict/ingest"
 	"github.com/verdict-llm/verdict/ingest/genaiperf/jtree"
 	"github.com/verdict-llm/verdict/ingest/ingesttest"
-	"github.com/verdict-llm/verdict/ingest/internal/fuzzseed"
 	"github.com/verdict-llm/verdict/ingest/internal/rows"
 	"github.com/verdict-llm/verdict/ingest/llmdbr"
 	"github.com/verdict-llm/verdict/internal/jsonscan"
@@ -321,7 +320,7 @@ func checkNumbers(t *testing.T, path string, r *ingesttest.Result) {
 // FuzzRead feeds the reader its fixtures as JSON with each value replaced
 // by each JSON type, and YAML as it is.
 func FuzzRead(f *testing.F) {
-	fuzzseed.AddFiles(f, 40, fixtures...)
+	ingesttest.AddTypeSeedFiles(f, 40, fixtures...)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		r := ingesttest.ReadTwice(t, llmdbr.Format{}, "fuzz.yaml", data)
 		if r != nil && len(r.Runs) != 1 {

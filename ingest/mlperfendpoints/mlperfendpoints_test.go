@@ -11,7 +11,6 @@ import (
 
 	"github.com/verdict-llm/verdict/ingest"
 	"github.com/verdict-llm/verdict/ingest/ingesttest"
-	"github.com/verdict-llm/verdict/ingest/internal/fuzzseed"
 	"github.com/verdict-llm/verdict/ingest/mlperfendpoints"
 	"github.com/verdict-llm/verdict/internal/testkit"
 	"github.com/verdict-llm/verdict/schemas"
@@ -142,7 +141,7 @@ func TestCorpus(t *testing.T) {
 }
 
 func FuzzRead(f *testing.F) {
-	fuzzseed.AddFiles(f, 60, summary, "result_summary_native_window.json")
+	ingesttest.AddTypeSeedFiles(f, 60, summary, "result_summary_native_window.json")
 	f.Fuzz(func(t *testing.T, data []byte) {
 		ingesttest.ReadTwice(t, mlperfendpoints.Format{}, "result_summary.json", data)
 	})
