@@ -286,29 +286,15 @@ func (c *yamlConv) node(y *yaml.Node) (*node, error) {
 // scalar types a YAML scalar by its resolved tag (YAML 1.2's core
 // schema, as yaml.v3 resolves it; PyYAML writes the same forms).
 func (c *yamlConv) scalar(n *node, y *yaml.Node) {
-	switch y.ShortTag() {
-	case "!!null":
+	k, text := jtree.YAMLScalar(y)
+	switch k {
+	case jsonscan.Null:
 		n.kind = kNull
-	case "!!bool":
-		n.kind = kBool
-		b := strings.ToLower(y.Value)
-		n.text = strconv.FormatBool(b == "true" || b == "yes" || b == "on")
-	case "!!int":
-		n.kind, n.text = kNumber, y.Value
-		if v, err := strconv.ParseInt(strings.ReplaceAll(y.Value, "_", ""), 0, 64); err == nil {
-			n.text = strconv.FormatInt(v, 10)
-		}
-	case "!!float":
-		n.kind, n.text = kNumber, y.Value
-		switch strings.ToLower(y.Value) {
-		case ".inf", "+.inf":
-			n.text = "Infinity"
-		case "-.inf":
-			n.text = "-Infinity"
-		case ".nan":
-			n.text = "NaN"
-		}
+	case jsonscan.True, jsonscan.False:
+		n.kind, n.text = kBool, text
+	case jsonscan.Number:
+		n.kind, n.text = kNumber, text
 	default:
-		n.kind, n.text = kString, y.Value
+		n.kind, n.text = kString, text
 	}
 }

@@ -99,35 +99,39 @@ func (y *yamlTree) node(yn *yaml.Node) (*Node, error) {
 	return n, nil
 }
 
-// yamlScalar types a scalar by its resolved tag (YAML 1.2's core schema,
-// as yaml.v3 resolves it), keeping a number's text as written.
-func yamlScalar(n *Node, yn *yaml.Node) {
+// yamlScalar types a scalar by its resolved tag (see YAMLScalar).
+func yamlScalar(n *Node, yn *yaml.Node) { n.Kind, n.Text = YAMLScalar(yn) }
+
+// YAMLScalar types a YAML scalar by its resolved tag (YAML 1.2's core
+// schema, as yaml.v3 resolves it): Null, True, False, Number (the text as
+// written, except integers in another base and .inf/.nan, which become
+// decimal, Infinity and NaN) or String. ingest/guidellm's tree uses it too.
+func YAMLScalar(yn *yaml.Node) (jsonscan.Kind, string) {
 	switch yn.ShortTag() {
 	case "!!null":
-		n.Kind = jsonscan.Null
+		return jsonscan.Null, ""
 	case "!!bool":
-		n.Kind = jsonscan.False
 		if b := strings.ToLower(yn.Value); b == "true" || b == "yes" || b == "on" {
-			n.Kind = jsonscan.True
+			return jsonscan.True, "true"
 		}
+		return jsonscan.False, "false"
 	case "!!int":
-		n.Kind, n.Text = jsonscan.Number, yn.Value
 		if _, err := strconv.ParseInt(yn.Value, 10, 64); err != nil {
 			if v, err := strconv.ParseInt(strings.ReplaceAll(yn.Value, "_", ""), 0, 64); err == nil {
-				n.Text = strconv.FormatInt(v, 10) // 0x1F, 0o17, 1_000
+				return jsonscan.Number, strconv.FormatInt(v, 10) // 0x1F, 0o17, 1_000
 			}
 		}
+		return jsonscan.Number, yn.Value
 	case "!!float":
-		n.Kind, n.Text = jsonscan.Number, yn.Value
 		switch strings.ToLower(yn.Value) {
 		case ".inf", "+.inf":
-			n.Text = "Infinity"
+			return jsonscan.Number, "Infinity"
 		case "-.inf":
-			n.Text = "-Infinity"
+			return jsonscan.Number, "-Infinity"
 		case ".nan":
-			n.Text = "NaN"
+			return jsonscan.Number, "NaN"
 		}
-	default:
-		n.Kind, n.Text = jsonscan.String, yn.Value
+		return jsonscan.Number, yn.Value
 	}
+	return jsonscan.String, yn.Value
 }
