@@ -5,6 +5,10 @@
 #   make test   vet and run every test (the real-tool corpus in ../shared is
 #               used when present and skipped otherwise)
 #   make bench  run the benchmarks
+#   make bench-compare  verdict against DuckDB and openpyxl on the same
+#               generated inputs, the README's performance table (BENCH_N
+#               records, BENCH_ROUNDS rounds; BENCH_ONLY=aiperf,sheet runs
+#               some jobs)
 #   make fuzz   run each fuzz test for a short while
 
 GO      ?= go
@@ -14,7 +18,7 @@ DEMO    := testdata/demo
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X main.version=$(VERSION)
 
-.PHONY: all build demo test test-interop vet bench fuzz clean
+.PHONY: all build demo test test-interop vet bench bench-compare fuzz clean
 
 all: build
 
@@ -43,6 +47,18 @@ test-interop:
 
 bench:
 	$(GO) test -run='^$$' -bench=. -benchmem ./...
+
+# verdict and DuckDB (interop/cmd/duckpct) in the same rounds; openpyxl
+# where a python has it. Inputs are generated once into BENCH_DIR and kept.
+BENCH_N      ?= 1000000
+BENCH_ROUNDS ?= 3
+BENCH_DIR    ?= /tmp/verdict-bench-compare
+BENCH_ONLY   ?=
+bench-compare: build
+	cd interop && $(GO) build -mod=mod -o ../bin/duckpct ./cmd/duckpct
+	$(GO) test -c -o bin/xlsx.test ./render/xlsx
+	$(GO) run ./internal/tools/benchcompare -n $(BENCH_N) -rounds $(BENCH_ROUNDS) -dir $(BENCH_DIR) \
+	  -verdict $(BIN) -duckdb bin/duckpct -xlsx-test bin/xlsx.test -only "$(BENCH_ONLY)"
 
 # Each fuzz target runs for FUZZTIME; go test -fuzz takes one target at a time.
 FUZZTIME ?= 30s

@@ -2,6 +2,7 @@ package xlsx_test
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -52,6 +53,10 @@ func (n synthetic) Requests(ctx context.Context, fn func(*analysis.RequestRow) e
 	return nil
 }
 
+// requestsRows, when set, is the one size BenchmarkRequestsSheet writes
+// (make bench-compare sets it to its BENCH_N).
+var requestsRows = flag.Int("requests-rows", 0, "BenchmarkRequestsSheet: rows to write (0: 100,000 and 1,000,000)")
+
 // BenchmarkRequestsSheet writes a workbook whose Requests sheet holds n
 // rows of 18 columns, streamed, and reports the peak Go heap and mapped
 // memory: they stay flat from 100,000 to 1,000,000 rows. Run it with
@@ -65,7 +70,11 @@ func (n synthetic) Requests(ctx context.Context, fn func(*analysis.RequestRow) e
 //	verdict  10.8 s wall, 10.6 s CPU, 93,000 rows/s, peak heap 63 MiB (61 MiB at 100,000 rows), 71 MiB file
 //	openpyxl 57.6 s wall, 56.6 s CPU, 17,400 rows/s, peak RSS 50 MiB, 69 MiB file (plain values: no formats, pane or table)
 func BenchmarkRequestsSheet(b *testing.B) {
-	for _, n := range []int{100_000, 1_000_000} {
+	sizes := []int{100_000, 1_000_000}
+	if *requestsRows > 0 {
+		sizes = []int{*requestsRows}
+	}
+	for _, n := range sizes {
 		b.Run(fmt.Sprintf("rows=%d", n), func(b *testing.B) {
 			dir := b.TempDir()
 			rep := &analysis.Report{Title: "bench", Runs: []*analysis.ReportRun{{Name: "bench", Platform: "bench", Run: schemas.Run{ID: "bench-run"}}}}
