@@ -150,7 +150,8 @@ func checkJSON(t *testing.T, res *analysis.StatsResult, c *analysis.Comparison, 
 	unmarshal(t, cb.Bytes(), &cj)
 	var rj struct {
 		Tables []struct {
-			Rows [][]json.RawMessage `json:"rows"`
+			Title string              `json:"title"`
+			Rows  [][]json.RawMessage `json:"rows"`
 		} `json:"tables"`
 	}
 	unmarshal(t, rb.Bytes(), &rj)
@@ -160,7 +161,14 @@ func checkJSON(t *testing.T, res *analysis.StatsResult, c *analysis.Comparison, 
 	cj.Pairs[0].Rows[0].Old.check(t, "compare json mean", want.mean)
 	cj.Pairs[0].Rows[3].Old.check(t, "compare json p99", want.p99)
 	found := false
-	for _, row := range rj.Tables[0].Rows {
+	summary := rj.Tables[0] // the verdict comes first; the Summary after it
+	for _, tb := range rj.Tables {
+		if strings.HasPrefix(tb.Title, "Summary") {
+			summary = tb
+			break
+		}
+	}
+	for _, row := range summary.Rows {
 		var label string
 		json.Unmarshal(row[0], &label)
 		if label == "TPOT p99" {

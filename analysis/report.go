@@ -71,12 +71,28 @@ type ReportValidation struct {
 	Findings []ReportFinding
 	// Notes are shown under the findings (policy, skipped checks).
 	Notes []string
+	// Pairs are the compared pairs (empty when one configuration was
+	// validated on its own), and NotCompared the runs left without a
+	// counterpart, with why.
+	Pairs       []ReportPairVerdict
+	NotCompared []string
 }
 
 // ReportRunVerdict is one run's verdict; Bundle is the bundle path as
-// given to LoadReport.
+// given to LoadReport, Name the validator's name for the run (the one
+// findings list in Runs).
 type ReportRunVerdict struct {
 	Bundle, RunID, Verdict string
+	Name                   string
+}
+
+// ReportPairVerdict is one compared pair: A the old run, B the new, the
+// pair's verdict word (validate.Verdict: comparable,
+// comparable_with_warnings, incomplete, not_comparable) and gate.
+type ReportPairVerdict struct {
+	A, B    ReportRunVerdict
+	Verdict string
+	Pass    bool
 }
 
 // ReportFinding is one validation finding with its evidence.
@@ -132,6 +148,9 @@ type Report struct {
 	// Capacity is the capacity section; nil without --slo.
 	Capacity *CapacityResult
 	Notes    []string
+	// Verdict is the answer on top: per compared pair, whether it may be
+	// compared, why, and what to supply (see ReportVerdict).
+	Verdict ReportVerdict
 }
 
 // ReportBundle is one input bundle.
@@ -328,6 +347,7 @@ func LoadReport(ctx context.Context, dirs []string, o ReportOptions) (*Report, e
 		r.headlines()
 		r.judge(rep, o)
 	}
+	rep.Verdict = rep.buildVerdict(o)
 	if o.Confidence > 0 {
 		rep.Notes = append(rep.Notes, fmt.Sprintf("[lo, hi] are %g %% confidence intervals over the successful requests of the profiling phase: bootstrap (BCa, %d resamples, seed %d), Student's t for means of more than %d values; percentiles are read with the linear method (numpy's default).",
 			100*o.Confidence, o.Resamples, o.Seed, stats.MaxMeanBootstrap))

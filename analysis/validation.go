@@ -6,8 +6,14 @@ import "github.com/verdict-llm/verdict/validate"
 // overall verdict and gate, each run's verdict and every finding.
 func ValidationOf(r *validate.Report) *ReportValidation {
 	v := &ReportValidation{Verdict: r.Verdict.Text(), Pass: r.Pass}
+	byName := map[string]ReportRunVerdict{}
 	for _, rr := range r.Runs {
-		v.Runs = append(v.Runs, ReportRunVerdict{Bundle: rr.Bundle, RunID: rr.RunID, Verdict: rr.Verdict.Text()})
+		rv := ReportRunVerdict{Bundle: rr.Bundle, RunID: rr.RunID, Verdict: rr.Verdict.Text(), Name: rr.Name}
+		v.Runs = append(v.Runs, rv)
+		byName[rr.Name] = rv
+	}
+	for _, p := range r.Pairs {
+		v.Pairs = append(v.Pairs, ReportPairVerdict{A: byName[p.A], B: byName[p.B], Verdict: string(p.Verdict), Pass: p.Pass})
 	}
 	for _, f := range r.Findings {
 		v.Findings = append(v.Findings, ReportFinding{Severity: string(f.Severity), Unverified: f.Unverified, Effect: string(f.Effect),
@@ -21,6 +27,7 @@ func ValidationOf(r *validate.Report) *ReportValidation {
 	}
 	for _, u := range r.Unpaired {
 		v.Notes = append(v.Notes, "not compared: "+u.Run+" ("+u.Group+") with "+u.OtherGroup+": "+u.Reason)
+		v.NotCompared = append(v.NotCompared, u.Run+" ("+u.Group+") has no counterpart in "+u.OtherGroup+": "+u.Reason)
 	}
 	return v
 }

@@ -53,6 +53,40 @@ func changeText(r analysis.ComparisonRow) string {
 	return s
 }
 
+// compareColumns head a table of ComparisonRows.
+var compareColumns = []string{"metric", "stat", "old", "new", "change", "test", "p", "n", "verdict"}
+
+// addCompareRow adds one compared statistic, its warnings as notes.
+func addCompareRow(t *Table, r analysis.ComparisonRow) {
+	pv := T("")
+	if !math.IsNaN(r.P) {
+		pv = N(fmt.Sprintf("%.3g", r.P), r.P)
+	}
+	t.AddRow(T(string(r.Metric)), T(r.Stat), EstimateCell(r.Old, r.Unit), EstimateCell(r.New, r.Unit),
+		N(changeText(r), r.Change), T(testText(r.Test)), pv, T(fmt.Sprintf("%d+%d", r.N[0], r.N[1])), T(r.Verdict))
+	for _, w := range r.Warnings {
+		note := "warning: " + string(r.Metric) + " " + r.Stat + ": " + w
+		if !slices.Contains(t.Notes, note) {
+			t.Notes = append(t.Notes, note)
+		}
+	}
+}
+
+// compareNotes explain a table of ComparisonRows: the change's interval,
+// each row's test and "~".
+func compareNotes(alpha, conf float64, resamples int, seed uint64) []string {
+	if alpha == 0 {
+		alpha = stats.DefaultCompare.Alpha
+	}
+	if conf <= 0 {
+		conf = analysis.DefaultStats.Confidence
+	}
+	return []string{
+		fmt.Sprintf("change: new/old - 1 with a %g%% bootstrap interval (BCa, %d resamples, seed %d); old and new carry the intervals verdict stats gives each run", 100*conf, resamples, seed),
+		fmt.Sprintf("test: each row is judged by a test of its own statistic: U = two-sided Mann-Whitney U test of the two distributions (the median, as benchstat does; p is its p-value, significant below alpha %g); CI ratio = the %g%% interval of new/old excludes 1 (every other percentile; CI delta: of new - old excludes 0, when the old value is 0)", alpha, 100*conf),
+		"~: no significant difference by the row's test, whatever the point estimates say"}
+}
+
 // CompareTables renders comparisons benchstat-style: old and new with
 // intervals, the change with its interval, the test that judged the row
 // (with its p-value for the U test), and "~" when the difference is not
@@ -61,33 +95,11 @@ func CompareTables(c *analysis.Comparison) []*Table {
 	o := c.Options
 	var out []*Table
 	for _, p := range c.Pairs {
-		t := &Table{Title: comparisonTitle(p), Columns: []string{"metric", "stat", "old", "new", "change", "test", "p", "n", "verdict"}}
+		t := &Table{Title: comparisonTitle(p), Columns: compareColumns}
 		for _, r := range p.Rows {
-			pv := T("")
-			if !math.IsNaN(r.P) {
-				pv = N(fmt.Sprintf("%.3g", r.P), r.P)
-			}
-			t.AddRow(T(string(r.Metric)), T(r.Stat), EstimateCell(r.Old, r.Unit), EstimateCell(r.New, r.Unit),
-				N(changeText(r), r.Change), T(testText(r.Test)), pv, T(fmt.Sprintf("%d+%d", r.N[0], r.N[1])), T(r.Verdict))
-			for _, w := range r.Warnings {
-				note := "warning: " + string(r.Metric) + " " + r.Stat + ": " + w
-				if !slices.Contains(t.Notes, note) {
-					t.Notes = append(t.Notes, note)
-				}
-			}
+			addCompareRow(t, r)
 		}
-		alpha := o.Alpha
-		if alpha == 0 {
-			alpha = stats.DefaultCompare.Alpha
-		}
-		conf := o.Confidence
-		if conf <= 0 {
-			conf = analysis.DefaultStats.Confidence
-		}
-		t.Notes = append(t.Notes,
-			fmt.Sprintf("change: new/old - 1 with a %g%% bootstrap interval (BCa, %d resamples, seed %d); old and new carry the intervals verdict stats gives each run", 100*conf, o.Resamples, o.Seed),
-			fmt.Sprintf("test: each row is judged by a test of its own statistic: U = two-sided Mann-Whitney U test of the two distributions (the median, as benchstat does; p is its p-value, significant below alpha %g); CI ratio = the %g%% interval of new/old excludes 1 (every other percentile; CI delta: of new - old excludes 0, when the old value is 0)", alpha, 100*conf),
-			"~: no significant difference by the row's test, whatever the point estimates say")
+		t.Notes = append(t.Notes, compareNotes(o.Alpha, o.Confidence, o.Resamples, o.Seed)...)
 		t.Notes = append(t.Notes, p.Notes...)
 		out = append(out, t)
 	}
@@ -180,13 +192,17 @@ func compareJSON(c *analysis.Comparison) compareDoc {
 	d := compareDoc{Schema: analysis.CompareSchema, OldBundle: c.OldBundle, NewBundle: c.NewBundle, Validation: c.Validation, Refused: c.Refused,
 		Options: compareOptsDoc{optionsDoc(c.Options.StatsOptions), alpha, c.Options.Force}, Pairs: []pairDoc{}, Unpaired: nonNil(c.Unpaired)}
 	for _, p := range c.Pairs {
-		pd := pairDoc{Old: p.Old, New: p.New, Rows: []rowDoc{}, Notes: nonNil(p.Notes)}
-		for _, r := range p.Rows {
-			pd.Rows = append(pd.Rows, rowDoc{Metric: r.Metric, Stat: r.Stat, Percentile: r.Percentile, Unit: r.Unit, Old: r.Old, New: r.New,
-				ChangePct: r.Change, Delta: r.Delta, Test: r.Test, P: jsonFloat(r.P), Significant: r.Significant, Verdict: r.Verdict,
-				N: r.N, Warnings: nonNil(r.Warnings)})
-		}
-		d.Pairs = append(d.Pairs, pd)
+		d.Pairs = append(d.Pairs, pairDoc{Old: p.Old, New: p.New, Rows: rowDocs(p.Rows), Notes: nonNil(p.Notes)})
 	}
 	return d
+}
+
+func rowDocs(rows []analysis.ComparisonRow) []rowDoc {
+	out := []rowDoc{}
+	for _, r := range rows {
+		out = append(out, rowDoc{Metric: r.Metric, Stat: r.Stat, Percentile: r.Percentile, Unit: r.Unit, Old: r.Old, New: r.New,
+			ChangePct: r.Change, Delta: r.Delta, Test: r.Test, P: jsonFloat(r.P), Significant: r.Significant, Verdict: r.Verdict,
+			N: r.N, Warnings: nonNil(r.Warnings)})
+	}
+	return out
 }

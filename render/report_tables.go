@@ -23,20 +23,24 @@ import (
 func WriteReport(w io.Writer, rep *analysis.Report, f Format, brief bool) error {
 	if f == JSON {
 		return WriteJSON(w, struct {
-			Schema string     `json:"schema"`
-			Title  string     `json:"title"`
-			Tables []tableDoc `json:"tables"`
-		}{analysis.ReportSchema, rep.Title, tablesJSON(ReportTables(rep, brief))})
+			Schema  string     `json:"schema"`
+			Title   string     `json:"title"`
+			Verdict verdictDoc `json:"verdict"`
+			Tables  []tableDoc `json:"tables"`
+		}{analysis.ReportSchema, rep.Title, verdictJSON(rep.Verdict), tablesJSON(ReportTables(rep, brief))})
 	}
 	return Write(w, f, ReportTables(rep, brief))
 }
 
-// ReportTables builds the text tables of a report: Summary (one column
-// per run), the system under test side by side, each run's metrics with
+// ReportTables builds the text tables of a report: the verdict on top
+// (VerdictTable) with the differences of comparable pairs, the Summary
+// (one column per run), the system under test side by side, each run's metrics with
 // intervals, validation findings, costs, definitions and sources. With
 // brief, only the Summary, validation and costs.
 func ReportTables(rep *analysis.Report, brief bool) []*Table {
-	out := []*Table{SummaryTable(rep)}
+	out := []*Table{VerdictTable(rep)}
+	out = append(out, DifferenceTables(rep)...)
+	out = append(out, SummaryTable(rep))
 	if !brief {
 		out = append(out, InventoryTable(rep))
 		for _, r := range rep.Runs {

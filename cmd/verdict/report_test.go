@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -64,6 +65,36 @@ func TestReport(t *testing.T) {
 	code, stdout, stderr = runCLI(t, "report", "--resamples", "1000", "--format", "json", b[0], b[1])
 	if code != 0 || !strings.Contains(stdout, `"title": "Validation: `) || strings.Contains(stdout, "not available") {
 		t.Errorf("report with validation: exit %d, %.300s %s", code, stdout, stderr)
+	}
+}
+
+// TestReportVerdictFirst: the first table of verdict report, and the top
+// of its Markdown, carry the pair's verdict in words.
+func TestReportVerdictFirst(t *testing.T) {
+	dir := t.TempDir()
+	b := demoBundlesCLI(t, dir)
+	md := filepath.Join(dir, "r.md")
+	code, stdout, stderr := runCLI(t, "report", "--resamples", "500", "--markdown", md, b[0], b[1])
+	if code != 0 {
+		t.Fatalf("report: exit %d: %s", code, stderr)
+	}
+	first, _, _ := strings.Cut(stdout, "\n\n")
+	for _, want := range []string{"Verdict: a vs b is comparable with warnings (the validation gate passed).", "a vs b   comparable with warnings  reason",
+		"warning (V010-boundary): the quantization differs"} {
+		if !strings.Contains(first, want) {
+			t.Errorf("the first table lacks %q:\n%s", want, first)
+		}
+	}
+	if !strings.Contains(stdout, "Differences: b against a") {
+		t.Error("no differences for the comparable pair")
+	}
+	data, err := os.ReadFile(md)
+	if err != nil {
+		t.Fatal(err)
+	}
+	heads := regexp.MustCompile(`(?m)^### .*$`).FindAllString(string(data), 2)
+	if len(heads) < 2 || !strings.HasPrefix(heads[0], "### Verdict: a vs b is comparable with warnings") || !strings.HasPrefix(heads[1], "### Differences: b against a") {
+		t.Errorf("Markdown headings begin %q", heads)
 	}
 }
 

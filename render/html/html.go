@@ -122,6 +122,8 @@ type page struct {
 	Title, Version, CSP string
 	Bundles             []string
 	FontCSS             template.CSS
+	Verdict             analysis.ReportVerdict
+	Differences         []tableView
 	Summary             tableView
 	Figures             []figureView
 	Sections            []section
@@ -143,6 +145,10 @@ func WriteTo(ctx context.Context, w io.Writer, rep *analysis.Report, o Options) 
 	p.FontCSS = template.CSS(o.FontCSS)
 	for _, b := range rep.Bundles {
 		p.Bundles = append(p.Bundles, b.Path)
+	}
+	p.Verdict = rep.Verdict
+	for i, t := range render.DifferenceTables(rep) {
+		p.Differences = append(p.Differences, tableView{ID: fmt.Sprintf("differences-%d", i+1), Table: t, Open: true})
 	}
 	p.Summary = tableView{ID: "summary", Table: render.SummaryTable(rep), Open: true}
 	for _, f := range o.Figures {
@@ -288,6 +294,14 @@ tbody tr:nth-child(even) { background: #f6f8fa; }
 figure { margin: 1.5rem 0; }
 figure svg.figure { width: 100%; height: auto; max-width: 1000px; background: #fff; }
 figcaption { font-size: 0.9rem; color: #57606a; max-width: 1000px; }
+.headline { font-size: 1.1rem; font-weight: bold; }
+.entry { border-left: 6px solid #8c959f; padding: 0.3rem 0.8rem; margin: 0.6rem 0; background: #f6f8fa; }
+.entry .badge { font-weight: bold; padding: 0.05rem 0.4rem; border-radius: 0.3rem; background: #d0d7de; }
+.v-comparable, .v-valid { border-color: #1a7f37; } .v-comparable .badge, .v-valid .badge { background: #c6efce; color: #006100; }
+.v-comparable_with_warnings { border-color: #bf8700; } .v-comparable_with_warnings .badge { background: #ffeb9c; color: #7d4e00; }
+.v-incomplete, .v-unavailable { border-color: #8c959f; } .v-incomplete .badge { background: #e1e4e8; }
+.v-not_comparable, .v-invalid { border-color: #cf222e; } .v-not_comparable .badge, .v-invalid .badge { background: #ffc7ce; color: #9c0006; }
+.reasons, .supply { font-size: 0.9rem; margin: 0.2rem 0; }
 details > summary { cursor: pointer; font-weight: bold; margin: 0.6rem 0; }
 </style>
 </head>
@@ -296,9 +310,21 @@ details > summary { cursor: pointer; font-weight: bold; margin: 0.6rem 0; }
 <h1>{{.Title}}</h1>
 <p class="meta">Written by verdict{{if .Version}} {{.Version}}{{end}} from {{range $i, $b := .Bundles}}{{if $i}}, {{end}}<code>{{$b}}</code>{{end}}.
 Runs are in input order and are not ranked.</p>
-<nav><a href="#summary">Summary</a><a href="#figures">Figures</a>{{range .Sections}}<a href="#{{.ID}}">{{.Title}}</a>{{end}}</nav>
+<nav><a href="#verdict">Verdict</a><a href="#summary">Summary</a><a href="#figures">Figures</a>{{range .Sections}}<a href="#{{.ID}}">{{.Title}}</a>{{end}}</nav>
 </header>
 <main>
+<section id="verdict">
+<h2>Verdict</h2>
+<p class="headline">{{.Verdict.Headline}}</p>
+{{range .Verdict.Entries}}<div class="entry v-{{.Verdict}}">
+<p class="entry-head"><strong>{{.Subject}}</strong>: <span class="badge">{{.Text}}</span></p>
+{{if .Reasons}}<ul class="reasons">{{range .Reasons}}<li>{{.Line}}</li>{{end}}</ul>{{end}}
+{{if .Supply}}<p class="supply-head">To complete the evidence, supply:</p><ul class="supply">{{range .Supply}}<li>{{.}}</li>{{end}}</ul>{{end}}
+{{if .DifferencesNote}}<p class="meta">{{.DifferencesNote}}</p>{{end}}
+</div>
+{{end}}{{range .Verdict.NotCompared}}<p class="meta">not compared: {{.}}</p>{{end}}
+{{range .Differences}}{{template "table" .}}{{end}}
+</section>
 <section id="summary">
 <h2>Summary</h2>
 {{template "table" .Summary}}

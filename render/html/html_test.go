@@ -18,6 +18,7 @@ import (
 	"github.com/verdict-llm/verdict/render/html"
 	"github.com/verdict-llm/verdict/render/plot"
 	"github.com/verdict-llm/verdict/schemas"
+	"github.com/verdict-llm/verdict/validate"
 )
 
 const demo = "../../testdata/demo/"
@@ -46,8 +47,12 @@ func report(t *testing.T, dir string) (*analysis.Report, string) {
 		}
 		bundles = append(bundles, dest)
 	}
+	v, err := analysis.Validate(context.Background(), bundles, validate.Options{Compare: true})
+	if err != nil {
+		t.Fatal(err)
+	}
 	rep, err := analysis.LoadReport(context.Background(), bundles, analysis.ReportOptions{Resamples: 1000,
-		Quotes: []string{demo + "quote-a.yaml", demo + "quote-b.yaml"}})
+		Quotes: []string{demo + "quote-a.yaml", demo + "quote-b.yaml"}, Validation: analysis.ValidationOf(v)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,9 +106,32 @@ func TestSelfContained(t *testing.T) {
 	if n := strings.Count(page, `<svg class="figure"`); n != 10 {
 		t.Errorf("%d inline figures, want 10", n)
 	}
-	for _, want := range []string{`<section id="summary">`, "TTFT p99", "cost per 1M output tokens", "Content-Security-Policy", "@font-face", "validation not available"} {
+	for _, want := range []string{`<section id="summary">`, "TTFT p99", "cost per 1M output tokens", "Content-Security-Policy", "@font-face", "comparable with warnings"} {
 		if !strings.Contains(page, want) {
 			t.Errorf("page lacks %q", want)
+		}
+	}
+}
+
+// TestVerdictFirst: the report opens with the pair's verdict, its
+// reasons and the differences, before the Summary.
+func TestVerdictFirst(t *testing.T) {
+	_, path := report(t, t.TempDir())
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := string(data)
+	_, body, _ := strings.Cut(page, "<main>")
+	first := regexp.MustCompile(`<section id="([^"]+)">`).FindStringSubmatch(body)
+	if first == nil || first[1] != "verdict" {
+		t.Fatalf("first section = %v, want verdict", first)
+	}
+	verdict, _, _ := strings.Cut(body, `<section id="summary">`)
+	for _, want := range []string{`class="entry v-comparable_with_warnings"`, `<span class="badge">comparable with warnings</span>`,
+		"warning (V010-boundary): the quantization differs", "<h3>Differences: "} {
+		if !strings.Contains(verdict, want) {
+			t.Errorf("the verdict section lacks %q", want)
 		}
 	}
 }
