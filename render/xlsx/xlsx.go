@@ -41,6 +41,7 @@ import (
 
 	_ "image/png" // AddPictureFromBytes decodes the plots
 
+	"github.com/klauspost/compress/flate"
 	"github.com/xuri/excelize/v2"
 
 	"github.com/verdict-llm/verdict/analysis"
@@ -145,12 +146,21 @@ func WriteTo(ctx context.Context, w io.Writer, rep *analysis.Report, o Options) 
 	// buffer stays empty.
 	bw := bufio.NewWriterSize(w, 1<<20)
 	zw := zip.NewWriter(bw)
+	zw.RegisterCompressor(zip.Deflate, fastDeflate)
 	b.f.SetZipWriter(func(io.Writer) excelize.ZipWriter { return zw })
 	if _, err := b.f.WriteTo(io.Discard); err != nil {
 		return err
 	}
 	return bw.Flush()
 }
+
+// deflateLevel is the workbook's zip compression: klauspost/compress's
+// level 1, chosen for speed (issue 20 measured compression at 36% of the
+// report's CPU at the standard library's default level).
+const deflateLevel = flate.BestSpeed
+
+// fastDeflate compresses the workbook's parts at deflateLevel.
+func fastDeflate(w io.Writer) (io.WriteCloser, error) { return flate.NewWriter(w, deflateLevel) }
 
 // book is a workbook being written.
 type book struct {
