@@ -37,6 +37,9 @@
 //   - Steady state: [MSER5] truncation, GuideLLM's [SlopeTest] and
 //     [InFlight] concurrency.
 //   - Throughput against interactivity: [ParetoFrontier], [ThroughputAt].
+//   - Change points in a history of runs: [EDivisive] (E-Divisive means
+//     with a permutation test), [WeightedMean] (random-effects weights
+//     from each run's own standard error).
 //   - Comparing two samples like benchstat: [Compare], with the
 //     [MannWhitneyU] rank test; [KolmogorovSmirnov] for distributions.
 //
