@@ -8,6 +8,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/verdict-llm/verdict/analysis"
 )
 
 // SafeText neutralises spreadsheet formula injection in untrusted text
@@ -37,6 +39,8 @@ func machine(c Cell) string {
 		return strconv.FormatBool(v)
 	case string:
 		return SafeText(v)
+	case analysis.Estimate:
+		return formatFloat(v.Value)
 	}
 	return SafeText(fmt.Sprint(c.Value))
 }
@@ -55,24 +59,64 @@ func formatFloat(v float64) string {
 	return strconv.FormatFloat(v, 'g', -1, 64)
 }
 
-// writeCSV writes each table as a CSV block headed by a "# title" line,
-// blocks separated by an empty line.
+// writeCSV writes the tables as one rectangular CSV, without comment
+// lines: one table as it is; several under one header, the union of
+// their columns, with a first column "table" holding each row's table
+// title (cells of another table's columns are empty). A column that
+// holds an estimate gets its interval in two more columns, NAME_lo and
+// NAME_hi, right after it (empty without an interval).
 func writeCSV(w io.Writer, tables []*Table) error {
-	cw := csv.NewWriter(w)
-	for ti, t := range tables {
-		if ti > 0 {
-			cw.Write(nil)
-		}
-		if t.Title != "" && len(tables) > 1 {
-			cw.Write([]string{"# " + SafeText(t.Title)})
-		}
-		cw.Write(t.Columns)
-		rec := make([]string, len(t.Columns))
-		for _, r := range t.Rows {
-			for i := range rec {
-				rec[i] = ""
+	type col struct {
+		name     string
+		interval bool
+	}
+	var cols []col
+	index := map[string]int{}
+	for _, t := range tables {
+		for i, c := range t.Columns {
+			if _, ok := index[c]; !ok {
+				index[c] = len(cols)
+				cols = append(cols, col{name: c})
+			}
+			for _, r := range t.Rows {
 				if i < len(r) {
-					rec[i] = machine(r[i])
+					if _, ok := r[i].Value.(analysis.Estimate); ok {
+						cols[index[c]].interval = true
+					}
+				}
+			}
+		}
+	}
+	many := len(tables) > 1
+	var header []string
+	pos := make([]int, len(cols)) // each column's first field
+	if many {
+		header = append(header, "table")
+	}
+	for i, c := range cols {
+		pos[i] = len(header)
+		header = append(header, c.name)
+		if c.interval {
+			header = append(header, c.name+"_lo", c.name+"_hi")
+		}
+	}
+	cw := csv.NewWriter(w)
+	cw.Write(header)
+	rec := make([]string, len(header))
+	for _, t := range tables {
+		for _, r := range t.Rows {
+			clear(rec)
+			if many {
+				rec[0] = SafeText(t.Title)
+			}
+			for i, c := range t.Columns {
+				if i >= len(r) {
+					continue
+				}
+				k := index[c]
+				rec[pos[k]] = machine(r[i])
+				if e, ok := r[i].Value.(analysis.Estimate); ok && cols[k].interval && e.HasInterval() {
+					rec[pos[k]+1], rec[pos[k]+2] = formatFloat(e.Lo), formatFloat(e.Hi)
 				}
 			}
 			cw.Write(rec)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 
 	"github.com/verdict-llm/verdict/analysis"
@@ -60,7 +61,22 @@ func StatsTables(res *analysis.StatsResult) []*Table {
 				t.Notes = append(t.Notes, "warning: "+string(m.Metric)+": "+w)
 			}
 		}
-		if o.Confidence > 0 {
+		// A metric asked for that the run has no per-request series of is
+		// a row that says so, not a missing or empty one.
+		for _, id := range o.Metrics {
+			if !slices.ContainsFunc(r.Metrics, func(m analysis.MetricStats) bool { return m.Metric == id }) {
+				row := []Cell{T(string(id)), N("0", 0)}
+				for range len(cols) - 2 {
+					row = append(row, T("no per-request series"))
+				}
+				t.AddRow(row...)
+				t.Notes = append(t.Notes, string(id)+": the run has no per-request series of it; the tool's own figures, if it reported any, are in `verdict show`")
+			}
+		}
+		if len(r.Metrics) == 0 && len(o.Metrics) == 0 {
+			t.Notes = append(t.Notes, "the run has no per-request series of any metric")
+		}
+		if o.Confidence > 0 && len(r.Metrics) > 0 {
 			t.Notes = append(t.Notes, intervalNote(o.EstimateOptions))
 		}
 		if g := r.Goodput; g != nil {

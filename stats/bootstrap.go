@@ -322,7 +322,7 @@ func sampleWarnings(n int, s Statistic) []error {
 			if q == 0 {
 				ws = append(ws, fmt.Errorf("%s: the bootstrap distribution of a sample extreme is degenerate; its interval cannot cover the true value", s.Name))
 			} else {
-				ws = append(ws, fmt.Errorf("%s from %d samples: about %.0f lie beyond it; an interval needs %d samples (%d beyond)", s.Name, n, float64(n)*q, need, minTail))
+				ws = append(ws, fmt.Errorf("%s from %d samples: about %.0f lie beyond it, so its interval rests on those few and is only indicative; a reliable one needs %d samples (%d beyond)", s.Name, n, float64(n)*q, need, minTail))
 			}
 		}
 	}

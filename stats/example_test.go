@@ -45,7 +45,7 @@ func ExampleBootstrap() {
 	fmt.Println(iv.Warnings[0])
 	// Output:
 	// p99 = 0.508 s, 95% bca interval [0.485, 0.541], 0 warnings
-	// p99 from 200 samples: about 2 lie beyond it; an interval needs 1000 samples (10 beyond)
+	// p99 from 200 samples: about 2 lie beyond it, so its interval rests on those few and is only indicative; a reliable one needs 1000 samples (10 beyond)
 }
 
 func ExampleCompare() {

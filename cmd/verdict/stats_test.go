@@ -163,3 +163,21 @@ func TestCompareRefuses(t *testing.T) {
 		t.Errorf("--force: exit %d\n%s", code, out)
 	}
 }
+
+// TestStatsNoSeries: a metric the run has no per-request series of is a
+// row that says so, not an empty table.
+func TestStatsNoSeries(t *testing.T) {
+	a, _ := demoBundles(t)
+	code, out, errs := runCLI(t, "stats", "--resamples", "200", "--metric", "server_ttft", a)
+	if code != 0 {
+		t.Fatalf("%d %s", code, errs)
+	}
+	for _, want := range []string{"server_ttft  0  no per-request series", "server_ttft: the run has no per-request series of it"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "[lo, hi]") {
+		t.Errorf("an interval note without any interval:\n%s", out)
+	}
+}
