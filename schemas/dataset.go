@@ -196,6 +196,22 @@ func isDatasetEntry(name string) bool {
 	return name == DatasetFile || name == datasetLock || strings.HasPrefix(name, stagingPrefix) || strings.HasPrefix(name, "table=")
 }
 
+// refuseForeign fails when dir is not a dataset and holds entries
+// verdict does not write at a dataset's top level, or (with partitions)
+// table= directories.
+func refuseForeign(dir string, partitions bool) error {
+	if IsDataset(dir) {
+		return nil
+	}
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if !isDatasetEntry(e.Name()) || (partitions && strings.HasPrefix(e.Name(), "table=")) {
+			return fmt.Errorf("%s is not empty and not a dataset (no %s); refusing to write into it", dir, DatasetFile)
+		}
+	}
+	return nil
+}
+
 // A plan is a committed export: the files to move from the staging
 // directory into the dataset, in order, and the partitions to remove.
 type plan struct {
@@ -218,13 +234,10 @@ func Export(ctx context.Context, b *Bundle, dir string, o ExportOptions) (Export
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return res, err
 	}
-	if !IsDataset(dir) {
-		entries, _ := os.ReadDir(dir)
-		for _, e := range entries {
-			if !isDatasetEntry(e.Name()) || strings.HasPrefix(e.Name(), "table=") {
-				return res, fmt.Errorf("%s is not empty and not a dataset (no %s); refusing to write into it", dir, DatasetFile)
-			}
-		}
+	// Before the lock, refuse a directory holding what verdict never
+	// writes, so that no lock file is left in it.
+	if err := refuseForeign(dir, false); err != nil {
+		return res, err
 	}
 	lock, err := lockDataset(dir)
 	if err != nil {
@@ -232,6 +245,13 @@ func Export(ctx context.Context, b *Bundle, dir string, o ExportOptions) (Export
 	}
 	defer lock.Unlock()
 	if _, err := recoverStaging(dir, true); err != nil {
+		return res, err
+	}
+	// Under the lock, after any committed export was finished: partitions
+	// without a dataset file were not written by verdict. Checked before
+	// the lock, this saw another process's export halfway through its
+	// moves (its partitions moved, its dataset file not yet).
+	if err := refuseForeign(dir, true); err != nil {
 		return res, err
 	}
 	idx, err := readIndex(dir) // read under the lock: no other export's runs are lost
