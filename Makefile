@@ -37,8 +37,17 @@ demo: build
 vet:
 	$(GO) vet ./...
 
+# The report's client tests (LibreOffice, Chromium, cmark-gfm) skip when the
+# client is missing; make test says so at the end, and how to run them.
+CLIENTS := soffice chromium cmark-gfm pdftotext
 test: vet
-	$(GO) test -count=1 ./...
+	@rc=0; $(GO) test -count=1 ./... || rc=$$?; \
+	missing=""; for c in $(CLIENTS); do command -v $$c >/dev/null || \
+	  { [ $$c = chromium ] && command -v chromium-browser >/dev/null; } || missing="$$missing $$c"; done; \
+	if [ -n "$$missing" ]; then \
+	  echo "make test: the client tests of$$missing were SKIPPED (not installed)."; \
+	  echo "  To run them: apt-get install libreoffice-calc chromium cmark-gfm poppler-utils, then VERDICT_REQUIRE_CLIENTS=1 make test (or .ci/run)."; \
+	fi; exit $$rc
 
 # The DuckDB interop tests live in their own module (interop/) so that the
 # main module does not depend on DuckDB's cgo bindings.
