@@ -454,8 +454,8 @@ func trendGate(rep *TrendReport, tests []gateTest, o TrendOptions) *TrendGate {
 		if adj < o.Alpha {
 			c.Fails = true
 			g.Pass = false
-			g.Failures = append(g.Failures, fmt.Sprintf("%s: %s %s by %+.1f%% from run %s (%s), p = %.3g (Holm %.3g)",
-				s.Name, tm.Stat.Label(), map[bool]string{true: "rose", false: "fell"}[c.Relative > 0], 100*c.Relative, c.RunID, c.Order, c.P, adj))
+			g.Failures = append(g.Failures, fmt.Sprintf("%s: %s %s by %.1f%% from run %s (%s), p = %.3g (Holm %.3g)",
+				s.Name, tm.Stat.Label(), map[bool]string{true: "rose", false: "fell"}[c.Relative > 0], 100*math.Abs(c.Relative), c.RunID, c.Order, c.P, adj))
 		}
 	}
 	return g

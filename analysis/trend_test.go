@@ -3,7 +3,9 @@ package analysis_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -190,4 +192,33 @@ func TestNaturalCompare(t *testing.T) {
 	if !slices.Equal(in, want) {
 		t.Errorf("%v, want %v", in, want)
 	}
+}
+
+// A history of 12 nightly runs whose p99 TTFT rises by 20% at run 8:
+// Trend finds the change, its size and its direction.
+func ExampleTrend() {
+	dir, _ := os.MkdirTemp("", "trend-example")
+	defer os.RemoveAll(dir)
+	ds := filepath.Join(dir, "ds")
+	runs := gen.HistoryRuns("nightly", 0, slices.Concat(levels(8, 1), levels(4, 1.2)), 0.01, 1)
+	if err := gen.History(context.Background(), ds, dir, runs, 0); err != nil {
+		fmt.Println(err)
+		return
+	}
+	rep, err := analysis.Trend(context.Background(), ds, analysis.TrendOptions{
+		Metrics: []analysis.TrendStat{{Metric: schemas.TTFT, Stat: schemas.StatP, Percentile: 99}}})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, s := range rep.Series {
+		for _, m := range s.Metrics {
+			for _, c := range m.Changes {
+				fmt.Printf("%s: change at %s, %+.0f%% [%+.0f%%, %+.0f%%], %s, regression %v\n",
+					m.Stat.Label(), c.RunID, 100*c.Relative, 100*c.Lo, 100*c.Hi, c.Direction, c.Regression)
+			}
+		}
+	}
+	// Output:
+	// ttft:p99: change at nightly-0008, +20% [+18%, +22%], bad, regression true
 }

@@ -149,7 +149,7 @@ func judgeSeries(c *checker, rules []Rule, runs []*RunData, ref *RunData) (kept 
 // then the Split fields. Unknown values are "".
 func seriesFields(d *RunData, o SeriesOptions) [][2]string {
 	r := d.Run
-	f := [][2]string{{"tool", r.Tool}, {"model (tool)", r.Model}}
+	f := [][2]string{{"tool", r.Tool}, {"tool_model", r.Model}}
 	// The load point, LoadKey's parts.
 	for i, p := range strings.Split(LoadKey(r), "|") {
 		if p == unknown {
@@ -194,7 +194,7 @@ func seriesName(fs [][2]string) string {
 	var parts []string
 	for _, f := range fs {
 		switch f[0] {
-		case "tool", "model (tool)", "scenario", "request_rate", "gpu_model":
+		case "tool", "tool_model", "scenario", "request_rate", "gpu_model":
 			parts = append(parts, f[1])
 		case "model":
 			if !slices.Contains(parts, f[1]) {

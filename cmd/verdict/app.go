@@ -55,6 +55,8 @@ Examples:
    verdict validate --compare h100.bundle l40s.bundle
    verdict compare h100.bundle l40s.bundle
    verdict capacity --slo 'ttft:p99<=2s,tpot:p99<=50ms' h100.bundle l40s.bundle
+   verdict export --dataset history.dataset h100.bundle
+   verdict trend --gate --since v0.11.0 --by label:engine_version history.dataset
    verdict report --quote h100-quote.yaml --quote l40s-quote.yaml --xlsx report.xlsx h100.bundle l40s.bundle
    verdict schema --format markdown`,
 		Writer:                stdout,
@@ -82,6 +84,7 @@ Examples:
 			rulesCommand(),
 			reportCommand(),
 			capacityCommand(),
+			trendCommand(),
 			captureCommand(), fakeserverCommand(),
 		},
 	}

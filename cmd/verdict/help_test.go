@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -19,6 +20,7 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"github.com/verdict-llm/verdict/capture/fakeserver"
+	"github.com/verdict-llm/verdict/internal/gen"
 )
 
 // TestHelpExamples runs every example of `verdict --help` and of each
@@ -548,6 +550,10 @@ func buildSandbox(t *testing.T) string {
 		cli(append([]string{"ingest", "--sut", at("testdata/capacity/sut-" + p + ".yaml"), "-o", at(p + "-sweep.bundle")}, sweep...)...)
 	}
 	cli("export", "--dataset", at("history"), at("a.bundle"), at("b.bundle"))
+	// A nightly history for verdict trend: 12 runs, no change.
+	if err := gen.History(context.Background(), at("history.dataset"), dir, gen.HistoryRuns("nightly", 0, slices.Repeat([]float64{1}, 12), 0.01, 1), 0); err != nil {
+		t.Fatal(err)
+	}
 	srv := httptest.NewServer(fakeserver.New(fakeserver.Config{TTFT: time.Millisecond, TokenDelay: time.Millisecond, OutputTokens: 8}))
 	defer srv.Close()
 	cli("capture", "--endpoint", srv.URL+"/v1/completions", "--model", "fake", "--synthetic", "16/8",

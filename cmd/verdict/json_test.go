@@ -1,13 +1,17 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/verdict-llm/verdict/internal/gen"
 )
 
 // TestJSONDocuments runs every command that writes JSON and checks its
@@ -40,6 +44,23 @@ func TestJSONDocuments(t *testing.T) {
 		{"schema", []string{"schema"}, 0},
 		{"rules", []string{"rules"}, 0},
 	}
+	// A history with a regression, gated (exit 1), for verdict trend.
+	trendDir := t.TempDir()
+	step := slices.Concat(slices.Repeat([]float64{1}, 8), slices.Repeat([]float64{1.2}, 6))
+	if err := gen.History(context.Background(), filepath.Join(trendDir, "ds"), trendDir, gen.HistoryRuns("r", 0, step, 0.01, 1), 0); err != nil {
+		t.Fatal(err)
+	}
+	cases = append(cases,
+		struct {
+			schema string
+			args   []string
+			code   int
+		}{"trend", []string{"trend", "--gate", "--since", "r-0006", filepath.Join(trendDir, "ds")}, 1},
+		struct {
+			schema string
+			args   []string
+			code   int
+		}{"trend", []string{"trend", "--by", "label:engine_version", "--metric", "tpot:mean", filepath.Join(trendDir, "ds")}, 0})
 	snake := regexp.MustCompile(`^[a-z][a-z0-9_]*$`)
 	for _, c := range cases {
 		sch, err := jsonschema.NewCompiler().Compile(filepath.Join("..", "..", "docs", "json", c.schema+".schema.json"))
@@ -80,7 +101,7 @@ func walkKeys(v any, path string, fn func(path, key string)) {
 		for k, e := range x {
 			fn(path, k)
 			switch k {
-			case "labels", "definitions", "counts", "reasons":
+			case "labels", "definitions", "counts", "reasons", "fields":
 				continue
 			}
 			walkKeys(e, path+"."+k, fn)
