@@ -181,8 +181,11 @@ type Accounting struct {
 	WarmupScheduled, WarmupSent int64
 	// NotSentReasons counts unsent requests by reason.
 	NotSentReasons map[string]int64
-	// OK and Failed count the measured phase's rows.
-	OK, Failed int64
+	// OK, Failed and Cancelled count the measured phase's rows;
+	// Cancelled ones were in flight when the capture was interrupted
+	// (status "cancelled", counted in the run as neither completed nor
+	// failed).
+	OK, Failed, Cancelled int64
 }
 
 // A Result describes a finished capture.
@@ -285,7 +288,7 @@ type runner struct {
 // only for invalid options or a failing sink; failed requests are rows.
 // Run closes opts.Sampler once it has started sampling.
 // When ctx is cancelled, dispatch stops, requests in flight are abandoned
-// (rows with a "cancelled" error) and the Result is marked incomplete.
+// (rows with status "cancelled") and the Result is marked incomplete.
 func Run(ctx context.Context, opts Options, sink Sink) (*Result, error) {
 	api, err := opts.validate()
 	if err != nil {
@@ -293,13 +296,6 @@ func Run(ctx context.Context, opts Options, sink Sink) (*Result, error) {
 	}
 	if opts.Burstiness == 0 {
 		opts.Burstiness = 1
-	}
-	stall := opts.StallTimeout
-	switch {
-	case stall == 0:
-		stall = DefaultStallTimeout
-	case stall < 0:
-		stall = 0
 	}
 	tr := opts.Transport
 	if tr == nil {
@@ -310,12 +306,7 @@ func Run(ctx context.Context, opts Options, sink Sink) (*Result, error) {
 	base := time.Now()
 	r := &runner{opts: opts, base: base, notSent: map[string]int64{}, out: make(chan *outcome, 4096)}
 	r.runID = newRunID(base, opts)
-	r.cl = &client{hc: &http.Client{Transport: tr}, url: opts.Endpoint, api: api, model: opts.Model,
-		secrets: Secrets(opts.Endpoint, opts.Headers, opts.APIKey), stream: !opts.NoStream, includeUsage: !opts.NoUsage, stall: stall, timeout: opts.Timeout,
-		extra: opts.ExtraBody, headers: opts.Headers, runID: r.runID}
-	if opts.APIKey != "" {
-		r.cl.auth = "Bearer " + opts.APIKey
-	}
+	r.cl = newClient(&opts, api, tr, r.runID)
 
 	col := newCollector(r, sink)
 	colDone := make(chan error, 1)
@@ -392,6 +383,25 @@ func Run(ctx context.Context, opts Options, sink Sink) (*Result, error) {
 		return nil, col.err
 	}
 	return col.result(ctx.Err() != nil, windowStart, measured)
+}
+
+// newClient returns the client of a capture whose requests carry
+// X-Request-Id RUNID-INDEX.
+func newClient(o *Options, api API, tr http.RoundTripper, runID string) *client {
+	stall := o.StallTimeout
+	switch {
+	case stall == 0:
+		stall = DefaultStallTimeout
+	case stall < 0:
+		stall = 0
+	}
+	c := &client{hc: &http.Client{Transport: tr}, url: o.Endpoint, api: api, model: o.Model,
+		secrets: Secrets(o.Endpoint, o.Headers, o.APIKey), stream: !o.NoStream, includeUsage: !o.NoUsage, stall: stall, timeout: o.Timeout,
+		extra: o.ExtraBody, headers: o.Headers, runID: runID}
+	if o.APIKey != "" {
+		c.auth = "Bearer " + o.APIKey
+	}
+	return c
 }
 
 // newRunID names a capture run by its start time and settings.

@@ -67,7 +67,7 @@ func checkAccounting(t *testing.T, res *Result, sink *MemorySink) {
 	if int64(len(sink.Requests)) != a.Sent {
 		t.Errorf("%d request rows, %d sent", len(sink.Requests), a.Sent)
 	}
-	var ok, failed, warm int64
+	var ok, failed, cancelled, warm int64
 	seen := map[int64]bool{}
 	for _, r := range sink.Requests {
 		if seen[r.Index] {
@@ -79,18 +79,20 @@ func checkAccounting(t *testing.T, res *Result, sink *MemorySink) {
 			warm++
 		case r.Status == schemas.StatusOK:
 			ok++
+		case r.Status == schemas.StatusCancelled:
+			cancelled++
 		default:
 			failed++
 		}
-		if r.Status == schemas.StatusError && r.Error == "" || r.Status == schemas.StatusOK && r.Error != "" {
+		if r.Status != schemas.StatusOK && r.Error == "" || r.Status == schemas.StatusOK && r.Error != "" {
 			t.Errorf("request %d: status %s with error %q", r.Index, r.Status, r.Error)
 		}
 	}
-	if ok != a.OK || failed != a.Failed || warm != a.WarmupSent {
-		t.Errorf("rows ok/failed/warm %d/%d/%d, accounting %d/%d/%d", ok, failed, warm, a.OK, a.Failed, a.WarmupSent)
+	if ok != a.OK || failed != a.Failed || cancelled != a.Cancelled || warm != a.WarmupSent {
+		t.Errorf("rows ok/failed/cancelled/warm %d/%d/%d/%d, accounting %d/%d/%d/%d", ok, failed, cancelled, warm, a.OK, a.Failed, a.Cancelled, a.WarmupSent)
 	}
 	run := res.Run
-	if run.NumPrompts.V != run.Completed.V+run.Failed.V+(a.NotSent-(a.WarmupScheduled-a.WarmupSent)) {
+	if run.NumPrompts.V != run.Completed.V+run.Failed.V+a.Cancelled+(a.NotSent-(a.WarmupScheduled-a.WarmupSent)) {
 		t.Errorf("run: num_prompts %d != completed %d + failed %d + not sent", run.NumPrompts.V, run.Completed.V, run.Failed.V)
 	}
 }
@@ -442,14 +444,20 @@ func TestCancel(t *testing.T) {
 			if res.Accounting.Scheduled != 201 || res.Accounting.NotSent == 0 {
 				t.Errorf("accounting %+v", res.Accounting)
 			}
-			cancelled := 0
+			var cancelled, measured int64
 			for _, r := range sink.Requests {
-				if strings.HasPrefix(r.Error, "cancelled") {
+				if r.Status == schemas.StatusCancelled && strings.HasPrefix(r.Error, "cancelled: ") {
 					cancelled++
+					if r.Phase == schemas.PhaseProfiling {
+						measured++
+					}
 				}
 			}
-			if cancelled == 0 {
-				t.Error("no request in flight was recorded as cancelled")
+			if cancelled == 0 || measured != res.Accounting.Cancelled {
+				t.Errorf("%d rows cancelled, accounting %+v: want the requests in flight recorded as cancelled", cancelled, res.Accounting)
+			}
+			if res.Accounting.Failed != 0 {
+				t.Errorf("%d failed: interrupted requests are cancelled, not failed", res.Accounting.Failed)
 			}
 		})
 	}

@@ -29,6 +29,7 @@ type outcome struct {
 	reasoningChunks          int
 
 	promptTokens, outputTokens, reasoningTokens int64 // -1: not reported
+	status                                      int   // HTTP status; 0 when no response came
 	streamed                                    bool
 	ok                                          bool
 	err                                         string
@@ -43,6 +44,10 @@ var (
 	errTimedOut = errors.New("timed out")
 	errDrained  = errors.New("no end of stream after [DONE]")
 )
+
+// cancelledPrefix starts the error of a request abandoned because the
+// capture was interrupted; such rows have status "cancelled".
+const cancelledPrefix = "cancelled:"
 
 // drainTimeout is how long a stream may stay open after [DONE].
 const drainTimeout = time.Second
@@ -122,6 +127,7 @@ func (c *client) do(ctx context.Context, o *outcome, p Prompt, maxTokens int) {
 	}
 	defer resp.Body.Close()
 	o.fake = resp.Header.Get("X-Verdict-Fakeserver") != ""
+	o.status = resp.StatusCode
 	if stall != nil {
 		stall.Reset(c.stall)
 	}
@@ -168,7 +174,7 @@ func (c *client) failure(run, rctx context.Context, what string, err error, chun
 	case errors.Is(cause, errTimedOut):
 		return fmt.Sprintf("timed out: request took longer than %s (%s)", c.timeout, where)
 	case run.Err() != nil:
-		return fmt.Sprintf("cancelled: the capture was interrupted (%s)", where)
+		return fmt.Sprintf("%s the capture was interrupted (%s)", cancelledPrefix, where)
 	}
 	var ue *url.Error
 	if errors.As(err, &ue) {

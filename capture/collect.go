@@ -28,6 +28,7 @@ type collector struct {
 	// Accounting.
 	sentWarm, sentProf int64
 	ok, failed         int64
+	cancelled          int64 // abandoned when the capture was interrupted
 	windowEnd          time.Time
 	windowOpen         bool
 	fake               bool
@@ -112,8 +113,12 @@ func (c *collector) run() error {
 func (c *collector) row(o *outcome, req *schemas.Request) {
 	r := c.r
 	*req = schemas.Request{RunID: r.runID, Index: o.index, Phase: o.phase, Status: schemas.StatusError, Error: o.err}
-	if o.ok {
+	cancelled := !o.ok && strings.HasPrefix(o.err, cancelledPrefix)
+	switch {
+	case o.ok:
 		req.Status = schemas.StatusOK
+	case cancelled:
+		req.Status = schemas.StatusCancelled
 	}
 	req.StartS = schemas.Some(r.unix(o.sent))
 	req.QueueS = schemas.Some(max(o.sent.Sub(o.arrival).Seconds(), 0))
@@ -158,6 +163,10 @@ func (c *collector) row(o *outcome, req *schemas.Request) {
 	c.add(&c.queue, req.QueueS.V)
 	if o.missingDone {
 		c.missingDone++
+	}
+	if cancelled {
+		c.cancelled++
+		return
 	}
 	if !o.ok {
 		c.failed++
@@ -248,7 +257,7 @@ func (c *collector) result(interrupted bool, windowStart time.Time, measured boo
 	a.Sent = c.sentWarm + c.sentProf
 	a.NotSent = notWarm + notProf
 	a.Scheduled = a.Sent + a.NotSent
-	a.OK, a.Failed = c.ok, c.failed
+	a.OK, a.Failed, a.Cancelled = c.ok, c.failed, c.cancelled
 
 	dev := Devices{}
 	if o.Sampler != nil {

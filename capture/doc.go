@@ -75,9 +75,11 @@
 // "timed out", "malformed SSE event after N chunks: ...", "error event
 // after N chunks: ..." (an error object inside the stream), "server ignored
 // stream=true" (a JSON body answering a streaming request; its E2E and
-// tokens are kept), "cancelled" (in flight when the capture was
-// interrupted). What arrived before a failure (TTFT, chunk gaps) stays in
-// the row.
+// tokens are kept). A request in flight when the capture was interrupted
+// is neither: its row has status "cancelled" and the error "cancelled: the
+// capture was interrupted (...)", and it counts in no statistic and not as
+// failed. What arrived before a failure (TTFT, chunk gaps) stays in the
+// row.
 //
 // Every scheduled request is accounted for: Sent + NotSent = Scheduled
 // (see Accounting). A request that was sent is a row. A request that was
@@ -86,8 +88,8 @@
 // counted by reason in Accounting.NotSentReasons and, in a bundle, as a
 // rejected row of the requests table in the manifest (Read = scheduled,
 // Ingested = sent, Rejected = not sent). The run's num_prompts is the
-// measured requests scheduled, so completed + failed + not sent =
-// num_prompts. Cancelling ctx (Ctrl-C) stops dispatch, abandons requests
+// measured requests scheduled, so completed + failed + cancelled + not
+// sent = num_prompts. Cancelling ctx (Ctrl-C) stops dispatch, abandons requests
 // in flight, and still yields a Result (and a bundle) marked incomplete
 // with the run flag "incomplete".
 //

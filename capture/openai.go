@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"unicode"
 )
 
 // An API is the OpenAI-compatible endpoint kind.
@@ -161,21 +162,44 @@ func errorMessage(body []byte) string {
 		Message string    `json:"message"`
 		Detail  any       `json:"detail"`
 	}
+	s := string(body)
 	if json.Unmarshal(body, &v) == nil {
 		switch {
 		case v.Error != nil && v.Error.Message != "":
-			return v.Error.Message
+			s = v.Error.Message
 		case v.Message != "":
-			return v.Message
+			s = v.Message
 		case v.Detail != nil:
-			return fmt.Sprint(v.Detail)
+			s = fmt.Sprint(v.Detail)
 		}
 	}
-	s := strings.TrimSpace(string(body))
-	if len(s) > 200 {
-		s = s[:200] + "..."
+	return tidyMessage(s, 200)
+}
+
+// tidyMessage makes text a server sent fit one line of output: runs of
+// white space and control characters become one space, invalid UTF-8 is
+// replaced, and the text is cut to max runes with "...".
+func tidyMessage(s string, max int) string {
+	var b strings.Builder
+	n, space := 0, false
+	for _, r := range strings.ToValidUTF8(s, "\uFFFD") {
+		if unicode.IsSpace(r) || unicode.IsControl(r) {
+			space = b.Len() > 0
+			continue
+		}
+		if n == max {
+			b.WriteString("...")
+			return b.String()
+		}
+		if space {
+			b.WriteByte(' ')
+			n++
+			space = false
+		}
+		b.WriteRune(r)
+		n++
 	}
-	return s
+	return b.String()
 }
 
 // requestBody builds the JSON body of one request.
@@ -202,4 +226,64 @@ func requestBody(api API, model, prompt string, maxTokens int, stream, includeUs
 		body["stream_options"] = map[string]any{"include_usage": true}
 	}
 	return json.Marshal(body)
+}
+
+// ParseAPI reads an --api value: "completions" or "chat" (also
+// "chat_completions"); "" is no choice.
+func ParseAPI(s string) (API, error) {
+	switch s {
+	case "":
+		return "", nil
+	case "completions":
+		return APICompletions, nil
+	case "chat", "chat_completions", "chat-completions":
+		return APIChat, nil
+	}
+	return "", fmt.Errorf("API %q: want completions or chat", s)
+}
+
+// apiPath is the path an API's requests go to below /v1.
+var apiPath = map[API]string{APICompletions: "/completions", APIChat: "/chat/completions"}
+
+// ResolveEndpoint turns what a user gives as the endpoint into the URL
+// requests are sent to, as GuideLLM's --target and AIPerf's --url take a
+// server's base URL:
+//
+//   - a full path (.../v1/completions or .../v1/chat/completions) is used
+//     as given; api, when set, must agree with it;
+//   - a base URL (http://host:8000, or any path ending in /v1, such as
+//     http://host:8000/v1 or https://gw/openai/v1) gets /v1 (where
+//     missing) and the API's path appended: api, or completions when
+//     api is "" (vllm bench serve's default backend);
+//   - any other path is refused, since appending to it would be a guess.
+//
+// The query is kept (some gateways take api-version=... there).
+func ResolveEndpoint(endpoint string, api API) (string, API, error) {
+	u, err := url.Parse(endpoint)
+	if err != nil {
+		_, err := APIFromURL(endpoint) // the redacted parse error
+		return "", "", err
+	}
+	if u.Scheme != "http" && u.Scheme != "https" || u.Host == "" {
+		return "", "", fmt.Errorf("endpoint %s: want an http:// or https:// URL", RedactURL(endpoint))
+	}
+	if got, err := APIFromURL(endpoint); err == nil {
+		if api != "" && api != got {
+			return "", "", fmt.Errorf("endpoint %s is the %s API but --api asks for %s: give the base URL, or the full path of the API wanted", RedactURL(endpoint), got, api)
+		}
+		return endpoint, got, nil
+	}
+	if api == "" {
+		api = APICompletions
+	}
+	p := strings.TrimRight(u.Path, "/")
+	switch {
+	case p == "":
+		p = "/v1"
+	case strings.HasSuffix(p, "/v1"):
+	default:
+		return "", "", fmt.Errorf("endpoint %s: give a base URL (http://host:port or .../v1) or the full path ending in /v1/completions or /v1/chat/completions", RedactURL(endpoint))
+	}
+	u.Path, u.RawPath = p+apiPath[api], ""
+	return u.String(), api, nil
 }

@@ -172,6 +172,10 @@ const (
 	StatusOK      = "ok"
 	StatusError   = "error"
 	StatusUnknown = "unknown" // the source does not say whether it succeeded
+	// StatusCancelled: the user interrupted the run (Ctrl-C) while the
+	// request was in flight; neither a success nor a failure of the
+	// server.
+	StatusCancelled = "cancelled"
 )
 
 // Request phases. Only profiling rows are observations of the run;
@@ -199,7 +203,7 @@ func Measured(phase string) bool {
 type Request struct {
 	RunID  string
 	Index  int64  // dispatch order within the run
-	Status string // StatusOK or StatusError
+	Status string // StatusOK, StatusError, StatusCancelled or StatusUnknown
 	Phase  string // PhaseProfiling, PhaseWarmup or PhaseCooldown
 
 	StartS      Opt[float64]

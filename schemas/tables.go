@@ -128,7 +128,7 @@ var (
 	requestsSchema = newTable(TableRequests, []arrow.Field{
 		plain("run_id", str, false),
 		described("index", i64, false, "dispatch order within the run"),
-		plain("status", str, false),
+		described("status", str, false, "ok, error, cancelled (in flight when the user interrupted the run) or unknown (the source does not say)"),
 		plain("phase", str, false),
 		described("start_s", f64, true, "send time in seconds on the run's clock: Unix seconds where the source has wall-clock times (capture, GenAI-Perf, AIPerf), the tool's own monotonic clock otherwise (vLLM's perf_counter); compare differences only"),
 		described("end_s", f64, true, "completion time in seconds on the run's clock (see start_s)"),

@@ -46,6 +46,7 @@ type RequestStats struct {
 	OK            int64 // successful profiling requests
 	Failed        int64 // failed profiling requests
 	UnknownStatus int64 // profiling requests whose success the source does not say
+	Cancelled     int64 // profiling requests the user's interruption abandoned
 	// FailedNoError counts failed requests with no error text.
 	FailedNoError int64
 
@@ -187,6 +188,9 @@ func (b *statsBuilder) add(r *schemas.Request) {
 		if strings.TrimSpace(r.Error) == "" {
 			s.FailedNoError++
 		}
+		return
+	case schemas.StatusCancelled:
+		s.Cancelled++
 		return
 	default:
 		s.UnknownStatus++

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"runtime/debug"
+	"syscall"
 
 	"github.com/urfave/cli/v3"
 )
@@ -17,6 +18,20 @@ const (
 	exitGate  = 1 // validation or a CI gate failed
 	exitInput = 2 // usage or input error
 )
+
+// interrupted is the cause of a context a signal cancelled.
+type interrupted struct{ sig os.Signal }
+
+func (e *interrupted) Error() string { return "interrupted by " + e.sig.String() }
+
+// exitCode is the shell's convention, 128 + the signal's number: 130 for
+// SIGINT (Ctrl-C), 143 for SIGTERM.
+func (e *interrupted) exitCode() int {
+	if n, ok := e.sig.(syscall.Signal); ok {
+		return 128 + int(n)
+	}
+	return 128 + 2
+}
 
 // errGate marks an error that means "the gate failed" (exit 1) rather than
 // "bad usage or input" (exit 2).
@@ -47,7 +62,8 @@ llm-d Benchmark Reports, maps every metric to an explicit definition
 runs, requests and metrics in a bundle of Parquet files. It then tells you
 whether two runs may be compared at all.
 
-Exit status: 0 ok, 1 a validation or gate failed, 2 a usage or input error.
+Exit status: 0 ok, 1 a validation or gate failed, 2 a usage or input error,
+130 interrupted by Ctrl-C (143 by SIGTERM).
 
 Examples:
    verdict ingest --sut h100.yaml --label platform=h100 -o h100.bundle results/*.json
@@ -129,6 +145,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			return exitCode(err)
 		}
 		fmt.Fprintln(stderr, "verdict:", msg)
+	}
+	var sig *interrupted
+	if err != nil && errors.As(context.Cause(ctx), &sig) {
+		return sig.exitCode()
 	}
 	return exitCode(err)
 }

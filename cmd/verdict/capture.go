@@ -47,10 +47,19 @@ Scenarios:
    concurrency     --max-concurrency streams, each sending its next request
                    when the last ends
 
+--endpoint takes the server's base URL (http://host:8000 or .../v1) and
+--api completions|chat, or the full path of the API. Before the run one
+single request is sent, as vllm bench serve does: when it gets no response
+(connection refused, unknown host) or a client error (HTTP 404 for a wrong
+path, 401 for a missing key, 400 for an unknown model) capture stops at
+once with that cause and exit status 2.
+
 Every scheduled request is accounted for: sent requests are rows (ok or
 failed, with the error), requests never sent (Ctrl-C) are counted by reason
-in the manifest. Ctrl-C stops cleanly and writes the bundle with the run
-flag "incomplete". The API key is read from $` + apiKeyEnv + ` or --api-key-file and
+in the manifest. Ctrl-C stops cleanly: requests in flight are recorded with
+status cancelled (not failed), the bundle is written with what completed
+and the run flag "incomplete", and the exit status is 130 (143 on
+SIGTERM). The API key is read from $` + apiKeyEnv + ` or --api-key-file and
 is never written to the bundle, the output or any error.
 
 Against the built-in reference server (verdict fakeserver) capture also
@@ -59,17 +68,19 @@ chunk gaps.
 
 Examples:
    verdict fakeserver --listen 127.0.0.1:8000 --ttft 50ms --token-delay 10ms &
-   verdict capture --endpoint http://127.0.0.1:8000/v1/completions --model fake \
+   verdict capture --endpoint http://127.0.0.1:8000 --model fake \
        --synthetic 512/128 --scenario concurrency --max-concurrency 64 \
        --num-prompts 1000 -o calib.bundle
-   VERDICT_API_KEY=... verdict capture --endpoint http://gpu-1:8000/v1/chat/completions \
+   VERDICT_API_KEY=... verdict capture --endpoint http://gpu-1:8000/v1 --api chat \
        --model meta-llama/Llama-3.1-8B-Instruct --dataset sharegpt.json --max-tokens 256 \
        --scenario server --rate 8 --burstiness 0.5 --duration 10m --warmup 20 \
        --sut h100.yaml -o llama-8qps.bundle
    verdict capture --endpoint http://gpu-1:8000/v1/completions --model m --dataset prompts.jsonl \
        --scenario offline --num-prompts 500 --gpu dcgm=http://gpu-1:9400/metrics -o offline.bundle`,
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "endpoint", Usage: "full `URL` of /v1/completions or /v1/chat/completions", Required: true},
+			&cli.StringFlag{Name: "endpoint", Usage: "server `URL`: a base (http://host:8000 or http://host:8000/v1, with --api) or the full path of /v1/completions or /v1/chat/completions", Required: true},
+			&cli.StringFlag{Name: "api", Usage: "`API` of a base --endpoint: completions or chat (default: completions, or what a full path says)"},
+			&cli.BoolFlag{Name: "no-preflight", Usage: "skip the single request sent before the run to check the endpoint"},
 			&cli.StringFlag{Name: "model", Usage: "model `NAME` sent in every request", Required: true},
 			&cli.StringFlag{Name: "dataset", Usage: "prompts `FILE`: JSONL with \"prompt\" (and optional \"output_tokens\") or a ShareGPT JSON array", TakesFile: true},
 			&cli.StringFlag{Name: "synthetic", Usage: "generate prompts: `IN/OUT` lengths, each N, LO-HI or normal:MEAN,SD (e.g. 512/64-256)"},
@@ -111,6 +122,14 @@ Examples:
 				bar = &captureBar{p: p}
 				opts.Progress = bar
 			}
+			if !cmd.Bool("no-preflight") {
+				if err := preflight(ctx, errw, opts); err != nil {
+					if opts.Sampler != nil {
+						opts.Sampler.Close()
+					}
+					return err
+				}
+			}
 			dest := cmd.String("out")
 			res, err := capture.WriteBundle(ctx, dest, opts, schemas.BundleOptions{VerdictVersion: verdictVersion(), Overwrite: cmd.Bool("force")})
 			bar.finish()
@@ -128,7 +147,15 @@ Examples:
 
 // captureOptions maps the flags to capture.Options.
 func captureOptions(ctx context.Context, cmd *cli.Command) (capture.Options, error) {
-	o := capture.Options{Endpoint: cmd.String("endpoint"), Model: cmd.String("model"), Rate: cmd.Float64("rate"),
+	api, err := capture.ParseAPI(cmd.String("api"))
+	if err != nil {
+		return capture.Options{}, usage("--api: %v", err)
+	}
+	endpoint, _, err := capture.ResolveEndpoint(cmd.String("endpoint"), api)
+	if err != nil {
+		return capture.Options{}, usage("--endpoint: %v", err)
+	}
+	o := capture.Options{Endpoint: endpoint, Model: cmd.String("model"), Rate: cmd.Float64("rate"),
 		MaxConcurrency: cmd.Int("max-concurrency"), NumPrompts: cmd.Int("num-prompts"), Duration: cmd.Duration("duration"),
 		Warmup: cmd.Int("warmup"), Seed: cmd.Uint64("seed"), MaxTokens: cmd.Int("max-tokens"),
 		NoStream: cmd.Bool("no-stream"), NoUsage: cmd.Bool("no-usage"),
@@ -289,12 +316,33 @@ func setSampler(ctx context.Context, mode string, o *capture.Options) error {
 	return usage("--gpu %q: want auto, none, nvml or dcgm=URL", mode)
 }
 
+// preflight sends the single request before the run: a dead or wrong
+// endpoint stops the capture (exit 2) with the request's own error; a
+// failure a working server may have once is a warning.
+func preflight(ctx context.Context, errw io.Writer, o capture.Options) error {
+	p, err := capture.RunPreflight(ctx, o)
+	var pe *capture.PreflightError
+	switch {
+	case errors.As(err, &pe):
+		return cli.Exit(pe.Error()+" (nothing was captured; --no-preflight skips this check)", exitInput)
+	case err != nil:
+		return err
+	case p.Problem != "":
+		fmt.Fprintf(errw, "warning: the preflight request failed (%s); capturing anyway\n", p.Problem)
+	}
+	return nil
+}
+
 // reportCapture prints the run's summary, its warnings and, against the
 // reference server, the calibration.
 func reportCapture(ctx context.Context, w, errw io.Writer, dest string, o capture.Options, res *capture.Result) {
 	a := res.Accounting
-	fmt.Fprintf(w, "wrote %s: run %s, %d requests scheduled: %d ok, %d failed, %d not sent; %d warm-up\n",
-		dest, res.Run.ID, a.Scheduled-a.WarmupScheduled, a.OK, a.Failed, a.NotSent-(a.WarmupScheduled-a.WarmupSent), a.WarmupSent)
+	cancelled := ""
+	if a.Cancelled > 0 {
+		cancelled = fmt.Sprintf(", %d cancelled", a.Cancelled)
+	}
+	fmt.Fprintf(w, "wrote %s: run %s, %d requests scheduled: %d ok, %d failed%s, %d not sent; %d warm-up\n",
+		dest, res.Run.ID, a.Scheduled-a.WarmupScheduled, a.OK, a.Failed, cancelled, a.NotSent-(a.WarmupScheduled-a.WarmupSent), a.WarmupSent)
 	if d := res.Run.DurationS; d.OK {
 		fmt.Fprintf(w, "window %.3f s, %d resource samples\n", d.V, res.Samples)
 	}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io/fs"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -74,7 +75,7 @@ func TestCaptureCLI(t *testing.T) {
 	}
 	t.Setenv(apiKeyEnv, "")
 	file := filepath.Join(dir, "file.bundle")
-	code, out2, errs2 := runCLI(t, "capture", "--endpoint", url+"/v1/completions", "--model", "fake", "--synthetic", "16/4",
+	code, out2, errs2 := runCLI(t, "capture", "--endpoint", url+"/v1", "--model", "fake", "--synthetic", "16/4",
 		"--scenario", "concurrency", "--max-concurrency", "3", "--duration", "100ms", "--api-key-file", keyFile, "--gpu", "none", "-o", file)
 	if code != 0 || !strings.Contains(out2, "wrote "+file) {
 		t.Fatalf("capture with a key file: exit %d\n%s\n%s", code, out2, errs2)
@@ -95,25 +96,80 @@ func TestCaptureCLI(t *testing.T) {
 			t.Errorf("the API key was printed: %s", s)
 		}
 	}
-	// Without the key every request is refused, and the refusal is
-	// recorded, not fatal.
+	// Without the key the preflight request is refused: exit 2 at once,
+	// with the server's message, and no bundle. With --no-preflight every
+	// request is refused, and the refusal is recorded, not fatal.
 	nokey := filepath.Join(dir, "nokey.bundle")
-	code, out, _ = runCLI(t, "capture", "--endpoint", url+"/v1/completions", "--model", "fake", "--synthetic", "8/2",
-		"--scenario", "single-stream", "--num-prompts", "2", "--gpu", "none", "-o", nokey)
+	args := []string{"capture", "--endpoint", url, "--model", "fake", "--synthetic", "8/2",
+		"--scenario", "single-stream", "--num-prompts", "2", "--gpu", "none", "-o", nokey}
+	code, _, errs = runCLI(t, args...)
+	if _, err := os.Stat(nokey); code != exitInput || !strings.Contains(errs, "preflight request to "+url+"/v1/completions failed: HTTP 401: invalid or missing API key") || err == nil {
+		t.Errorf("no key: exit %d %s", code, errs)
+	}
+	code, out, _ = runCLI(t, append(args, "--no-preflight")...)
 	if code != 0 || !strings.Contains(out, "0 ok, 2 failed") {
-		t.Errorf("no key: exit %d %s", code, out)
+		t.Errorf("no key, --no-preflight: exit %d %s", code, out)
+	}
+}
+
+// TestCapturePreflight: a dead or wrong endpoint stops capture before the
+// run with exit 2 and the real cause, leaving nothing behind.
+func TestCapturePreflight(t *testing.T) {
+	url := startFake(t, fakeserver.Config{})
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := "http://" + ln.Addr().String()
+	ln.Close()
+	dir := t.TempDir()
+	cases := []struct {
+		endpoint []string
+		want     string
+	}{
+		{[]string{"--endpoint", closed}, "preflight request to " + closed + "/v1/completions failed: sending: dial tcp " + ln.Addr().String() + ": connect: connection refused"},
+		{[]string{"--endpoint", url + "/v2/chat/completions"}, "failed: HTTP 404: not found: /v2/chat/completions"},
+		{[]string{"--endpoint", url + "/v1/chat/completions", "--api", "completions"}, "--endpoint: endpoint " + url + "/v1/chat/completions is the chat_completions API but --api asks for completions"},
+		{[]string{"--endpoint", url + "/v1", "--api", "embeddings"}, `--api: API "embeddings": want completions or chat`},
+	}
+	for _, c := range cases {
+		start := time.Now()
+		args := append([]string{"capture", "--model", "m", "--synthetic", "8/2", "--scenario", "concurrency", "--max-concurrency", "2",
+			"--num-prompts", "100", "--gpu", "none", "-o", filepath.Join(dir, "b")}, c.endpoint...)
+		code, out, errs := runCLI(t, args...)
+		if code != exitInput || !strings.Contains(errs, c.want) || out != "" {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want 2 with %q", c.endpoint, code, out, errs, c.want)
+		}
+		if d := time.Since(start); d > 5*time.Second {
+			t.Errorf("%v: took %s", c.endpoint, d)
+		}
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Errorf("failed captures left files: %v", entries)
+	}
+	// A base URL with --api chat reaches the chat API.
+	code, out, errs := runCLI(t, "capture", "--endpoint", url+"/v1/", "--api", "chat", "--model", "m", "--synthetic", "8/2",
+		"--scenario", "single-stream", "--num-prompts", "2", "--gpu", "none", "-o", filepath.Join(dir, "chat.bundle"))
+	if code != 0 || !strings.Contains(out, "2 ok, 0 failed") {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
+	}
+	b, _ := schemas.OpenBundle(filepath.Join(dir, "chat.bundle"))
+	runs, _ := b.Runs(context.Background())
+	if len(runs) != 1 || runs[0].Endpoint != url+"/v1/chat/completions" {
+		t.Errorf("runs %+v", runs)
 	}
 }
 
 func TestCaptureInterrupted(t *testing.T) {
 	url := startFake(t, fakeserver.Config{TTFT: 10 * time.Millisecond, TokenDelay: 5 * time.Millisecond, OutputTokens: 50})
 	dest := filepath.Join(t.TempDir(), "cut.bundle")
-	ctx, cancel := context.WithTimeout(context.Background(), 150*time.Millisecond)
-	defer cancel()
+	ctx, cancel := context.WithCancelCause(context.Background())
+	defer cancel(nil)
+	time.AfterFunc(400*time.Millisecond, func() { cancel(&interrupted{sig: os.Interrupt}) })
 	var out, errb bytes.Buffer
 	code := run(ctx, []string{"verdict", "capture", "--endpoint", url + "/v1/completions", "--model", "m", "--synthetic", "8/50",
 		"--scenario", "concurrency", "--max-concurrency", "4", "--num-prompts", "1000", "--gpu", "none", "-o", dest}, &out, &errb)
-	if code != exitInput || !strings.Contains(errb.String(), "capture interrupted") {
+	if code != 130 || !strings.Contains(errb.String(), "capture interrupted") || !regexp.MustCompile(`\d+ ok, 0 failed, [1-4] cancelled`).MatchString(out.String()) {
 		t.Fatalf("exit %d\n%s\n%s", code, out.String(), errb.String())
 	}
 	b, err := schemas.OpenBundle(dest)
@@ -159,7 +215,7 @@ func TestCaptureUsage(t *testing.T) {
 		{append(base, "--scenario", "server", "--rate", "1", "--num-prompts", "1", "--synthetic", "8/8", "--header", "nocolon"), "--header"},
 		{append(base, "--scenario", "server", "--rate", "1", "--num-prompts", "1", "--synthetic", "8/8", "--gpu", "tpu"), `--gpu "tpu"`},
 		{append(base, "--scenario", "server", "--rate", "1", "--num-prompts", "1", "--synthetic", "8/8", "--api-key-file", filepath.Join(dir, "nokey")), "--api-key-file"},
-		{[]string{"capture", "--endpoint", "http://h/v1/embeddings", "--model", "m", "-o", out, "--gpu", "none", "--scenario", "offline", "--num-prompts", "1", "--synthetic", "8/8"}, "must end in"},
+		{[]string{"capture", "--endpoint", "http://h/v1/embeddings", "--model", "m", "-o", out, "--gpu", "none", "--scenario", "offline", "--num-prompts", "1", "--synthetic", "8/8"}, "--endpoint: endpoint http://h/v1/embeddings: give a base URL"},
 		{[]string{"fakeserver", "--error-rate", "2"}, "fault rates must be in [0, 1]"},
 		{[]string{"fakeserver", "--listen", "not-an-address"}, "--listen"},
 		{[]string{"fakeserver", "extra"}, "takes no arguments"},
@@ -284,8 +340,13 @@ func TestCaptureRedactsSecrets(t *testing.T) {
 	}))
 	defer echo.Close()
 	dest := filepath.Join(t.TempDir(), "echo.bundle")
-	code, _, errs = runCLI(t, "capture", "--endpoint", echo.URL+"/v1/completions?api_key="+query, "--header", "X-Token: "+header,
-		"--model", "m", "--synthetic", "8/8", "--scenario", "offline", "--num-prompts", "3", "--gpu", "none", "-o", dest)
+	args := []string{"capture", "--endpoint", echo.URL + "/v1/completions?api_key=" + query, "--header", "X-Token: " + header,
+		"--model", "m", "--synthetic", "8/8", "--scenario", "offline", "--num-prompts", "3", "--gpu", "none", "-o", dest}
+	code, _, errs = runCLI(t, args...)
+	if code != exitInput || strings.Contains(errs, query) || strings.Contains(errs, header) || !strings.Contains(errs, "failed: HTTP 400: bad request to /v1/completions?[REDACTED] with X-Token [REDACTED]") {
+		t.Fatalf("echo server, preflight: exit %d, stderr %q", code, errs)
+	}
+	code, _, errs = runCLI(t, append(args, "--no-preflight")...)
 	if code != 0 || strings.Contains(errs, query) || strings.Contains(errs, header) {
 		t.Fatalf("echo server: exit %d, stderr %q", code, errs)
 	}

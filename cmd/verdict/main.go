@@ -25,7 +25,14 @@ func main() {
 	// SIGTERM is what Docker, Kubernetes and CI runners send: it stops a
 	// command as Ctrl-C does (temporary files removed, capture writes its
 	// bundle marked incomplete).
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	os.Exit(run(ctx, os.Args, os.Stdout, os.Stderr))
+	// The context's cause names the signal, for the exit status (130 on
+	// Ctrl-C, 143 on SIGTERM). Later signals are ignored while the command
+	// finishes cleanly.
+	ctx, cancel := context.WithCancelCause(context.Background())
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	go func() { cancel(&interrupted{sig: <-sigs}) }()
+	code := run(ctx, os.Args, os.Stdout, os.Stderr)
+	cancel(nil)
+	os.Exit(code)
 }

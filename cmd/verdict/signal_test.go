@@ -5,6 +5,7 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -30,9 +31,11 @@ func buildVerdict(t *testing.T) string {
 }
 
 // TestSIGTERM sends SIGTERM (what Docker and Kubernetes send) to a
-// running capture and to a running ingest: capture writes its bundle
-// marked incomplete, as on Ctrl-C, and ingest leaves neither a bundle nor
-// a temporary directory (issue 15: SIGTERM killed the process outright).
+// running capture and to a running ingest, and SIGINT (Ctrl-C) to a
+// capture: capture writes its bundle marked incomplete and exits 143 or
+// 130, its requests in flight recorded as cancelled (issue 16), and
+// ingest leaves neither a bundle nor a temporary directory (issue 15:
+// SIGTERM killed the process outright).
 func TestSIGTERM(t *testing.T) {
 	bin := buildVerdict(t)
 	url := startFake(t, fakeserver.Config{TTFT: 10 * time.Millisecond, TokenDelay: 5 * time.Millisecond, OutputTokens: 50})
@@ -49,7 +52,7 @@ func TestSIGTERM(t *testing.T) {
 	cmd.Process.Signal(syscall.SIGTERM)
 	err := cmd.Wait()
 	var ee *exec.ExitError
-	if !errors.As(err, &ee) || ee.ExitCode() != exitInput || !strings.Contains(errb.String(), "capture interrupted") {
+	if !errors.As(err, &ee) || ee.ExitCode() != 143 || !strings.Contains(errb.String(), "capture interrupted") {
 		t.Fatalf("capture after SIGTERM: %v\n%s", err, errb.String())
 	}
 	b, err := schemas.OpenBundle(dest)
@@ -59,6 +62,41 @@ func TestSIGTERM(t *testing.T) {
 	runs, _ := b.Runs(context.Background())
 	if len(runs) != 1 || !contains(runs[0].Flags, "incomplete") {
 		t.Errorf("runs %+v", runs)
+	}
+
+	// Ctrl-C: the requests in flight are cancelled, not failed; exit 130.
+	dest = filepath.Join(dir, "int.bundle")
+	cmd = exec.Command(bin, "capture", "--endpoint", url, "--model", "m", "--synthetic", "8/50",
+		"--scenario", "concurrency", "--max-concurrency", "4", "--num-prompts", "100000", "--gpu", "none", "-o", dest)
+	var outb strings.Builder
+	errb.Reset()
+	cmd.Stdout, cmd.Stderr = &outb, &errb
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(700 * time.Millisecond)
+	cmd.Process.Signal(os.Interrupt)
+	err = cmd.Wait()
+	if !errors.As(err, &ee) || ee.ExitCode() != 130 || !strings.Contains(errb.String(), "capture interrupted") {
+		t.Fatalf("capture after SIGINT: %v\n%s\n%s", err, outb.String(), errb.String())
+	}
+	if b, err = schemas.OpenBundle(dest); err != nil {
+		t.Fatal(err)
+	}
+	var cancelled, failed int
+	b.Requests(context.Background(), func(q *schemas.Request) error {
+		switch q.Status {
+		case schemas.StatusCancelled:
+			cancelled++
+		case schemas.StatusError:
+			failed++
+		}
+		return nil
+	})
+	runs, _ = b.Runs(context.Background())
+	if cancelled < 1 || cancelled > 4 || failed != 0 || len(runs) != 1 || runs[0].Failed.V != 0 ||
+		!strings.Contains(outb.String(), fmt.Sprintf("0 failed, %d cancelled", cancelled)) {
+		t.Errorf("after SIGINT: %d cancelled, %d failed, runs %+v\n%s", cancelled, failed, runs, outb.String())
 	}
 
 	// ingest of a large input, stopped while it reads
