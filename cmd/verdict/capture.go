@@ -325,6 +325,8 @@ func preflight(ctx context.Context, errw io.Writer, o capture.Options) error {
 	switch {
 	case errors.As(err, &pe):
 		return cli.Exit(pe.Error()+" (nothing was captured; --no-preflight skips this check)", exitInput)
+	case err != nil && ctx.Err() != nil:
+		return fmt.Errorf("capture interrupted during the preflight request: nothing was captured")
 	case err != nil:
 		return err
 	case p.Problem != "":

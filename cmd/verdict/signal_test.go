@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -38,7 +39,21 @@ func buildVerdict(t *testing.T) string {
 // SIGTERM killed the process outright).
 func TestSIGTERM(t *testing.T) {
 	bin := buildVerdict(t)
-	url := startFake(t, fakeserver.Config{TTFT: 10 * time.Millisecond, TokenDelay: 5 * time.Millisecond, OutputTokens: 50})
+	fs := fakeserver.New(fakeserver.Config{TTFT: 10 * time.Millisecond, TokenDelay: 5 * time.Millisecond, OutputTokens: 50})
+	ts := httptest.NewServer(fs)
+	t.Cleanup(ts.Close)
+	url := ts.URL
+	// capturing waits until the capture is past its preflight request and
+	// has had requests answered, however slowly the process starts.
+	capturing := func() {
+		t.Helper()
+		n := len(fs.Traces("capture-"))
+		for deadline := time.Now().Add(30 * time.Second); len(fs.Traces("capture-")) < n+4; time.Sleep(20 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatal("the capture sent no requests within 30 s")
+			}
+		}
+	}
 	dir := t.TempDir()
 	dest := filepath.Join(dir, "cut.bundle")
 	cmd := exec.Command(bin, "capture", "--endpoint", url+"/v1/completions", "--model", "m", "--synthetic", "8/50",
@@ -48,7 +63,7 @@ func TestSIGTERM(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(700 * time.Millisecond)
+	capturing()
 	cmd.Process.Signal(syscall.SIGTERM)
 	err := cmd.Wait()
 	var ee *exec.ExitError
@@ -74,7 +89,7 @@ func TestSIGTERM(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(700 * time.Millisecond)
+	capturing()
 	cmd.Process.Signal(os.Interrupt)
 	err = cmd.Wait()
 	if !errors.As(err, &ee) || ee.ExitCode() != 130 || !strings.Contains(errb.String(), "capture interrupted") {
