@@ -3,7 +3,9 @@
 // show) and its figures inlined as SVG, with the figures' fonts embedded
 // as data URLs. The file loads nothing from anywhere: a Content Security
 // Policy forbids every external resource and every script but the
-// report's own self-check, which marks the document once every figure has
+// report's own (pageScript, allowed by its hash), which makes the tables
+// sortable, filterable and switchable between statistics, lets the reader
+// hide a figure's series, and marks the document once every figure has
 // rendered.
 //
 // Every text of the report passes through html/template's contextual
@@ -48,30 +50,11 @@ type Figure struct {
 	SVG                  []byte
 }
 
-// selfCheck marks the document with how many figures rendered with a
-// non-empty box, for people (nothing visible) and for tests that load the
-// report in a browser.
-const selfCheck = `(function () {
-  var figs = document.querySelectorAll("figure svg");
-  var ok = 0;
-  for (var i = 0; i < figs.length; i++) {
-    var b = figs[i].getBBox();
-    if (b.width > 0 && b.height > 0) { ok++; }
-  }
-  var imgs = document.images, broken = 0;
-  for (var j = 0; j < imgs.length; j++) {
-    if (!imgs[j].complete || imgs[j].naturalWidth === 0) { broken++; }
-  }
-  document.documentElement.setAttribute("data-figures", String(figs.length));
-  document.documentElement.setAttribute("data-figures-rendered", String(ok));
-  document.documentElement.setAttribute("data-broken-images", String(broken));
-})();`
-
 // csp is the report's Content Security Policy: nothing external, inline
-// styles, fonts and images only as data URLs, and only the self-check
-// script (by its hash).
+// styles, fonts and images only as data URLs, and only the page's own
+// script (by its hash; no 'unsafe-inline' for scripts).
 func csp() string {
-	sum := sha256.Sum256([]byte(selfCheck))
+	sum := sha256.Sum256([]byte(pageScript))
 	return "default-src 'none'; style-src 'unsafe-inline'; font-src data:; img-src data:; script-src 'sha256-" +
 		base64.StdEncoding.EncodeToString(sum[:]) + "'; base-uri 'none'; form-action 'none'"
 }
@@ -138,7 +121,7 @@ type section struct {
 
 // WriteTo writes the report to w.
 func WriteTo(ctx context.Context, w io.Writer, rep *analysis.Report, o Options) error {
-	p := page{Title: rep.Title, Version: rep.VerdictVersion, CSP: csp(), Script: template.JS(selfCheck), Notes: o.Notes}
+	p := page{Title: rep.Title, Version: rep.VerdictVersion, CSP: csp(), Script: template.JS(pageScript), Notes: o.Notes}
 	if err := checkFontCSS(o.FontCSS); err != nil {
 		return err
 	}
@@ -266,7 +249,7 @@ func cellClass(c render.Cell) string {
 	return strings.Join(cls, " ")
 }
 
-var pageTemplate = template.Must(template.New("report").Funcs(template.FuncMap{"cellClass": cellClass}).Parse(`<!DOCTYPE html>
+var pageTemplate = template.Must(template.New("report").Funcs(template.FuncMap{"grid": gridOf}).Parse(`<!DOCTYPE html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
@@ -285,7 +268,15 @@ nav a { margin-right: 1rem; }
 .scroll { overflow-x: auto; }
 table { border-collapse: collapse; font-size: 0.85rem; margin: 0.3rem 0 0.5rem; }
 th, td { border: 1px solid #d0d7de; padding: 0.25rem 0.5rem; vertical-align: top; text-align: left; }
-th { background: #ddebf7; position: sticky; top: 0; }
+th { background: #ddebf7; position: sticky; top: 0; padding: 0; }
+th button.sort { font: inherit; font-weight: bold; background: none; border: 0; padding: 0.25rem 1.1rem 0.25rem 0.5rem; width: 100%; text-align: left; cursor: pointer; color: inherit; }
+th[aria-sort="ascending"] button.sort::after { content: " \25B2"; }
+th[aria-sort="descending"] button.sort::after { content: " \25BC"; }
+.tools { font-size: 0.85rem; margin: 0.2rem 0; display: flex; flex-wrap: wrap; gap: 0.4rem 1.2rem; align-items: center; }
+.tools input.filter { font: inherit; padding: 0.1rem 0.3rem; width: 16rem; }
+.tools .count { color: #57606a; }
+fieldset.stat-switch { border: 0; padding: 0; margin: 0; display: inline; }
+fieldset.stat-switch legend { display: inline; float: left; margin-right: 0.4rem; font-weight: bold; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
 td.incomplete { background: #ffc7ce; color: #9c0006; font-weight: bold; }
 td.complete { background: #c6efce; color: #006100; }
@@ -350,12 +341,16 @@ Runs are in input order and are not ranked.</p>
 <script>{{.Script}}</script>
 </body>
 </html>
-{{define "table"}}{{with .Table}}{{if .Title}}<h3>{{.Title}}</h3>{{end}}
-<div class="scroll"><table>
-<thead><tr>{{range .Columns}}<th scope="col">{{.}}</th>{{end}}</tr></thead>
+{{define "table"}}{{with grid .}}{{if .Title}}<h3>{{.Title}}</h3>{{end}}
+<div class="tbl">
+{{if or .Filter .Stats}}<div class="tools">{{if .Filter}}<label>Filter rows <input type="search" class="filter" aria-label="Filter the rows of {{.Title}}" autocomplete="off"></label>
+<span class="count">{{len .Rows}} of {{len .Rows}} rows</span>{{end}}
+{{if .Stats}}<fieldset class="stat-switch"><legend>statistic</legend><label><input type="radio" class="stat" name="stat-{{.ID}}" value="all" checked> all</label>{{range .Stats}} <label><input type="radio" class="stat" name="stat-{{$.ID}}" value="{{.}}"> {{.}}</label>{{end}}</fieldset>{{end}}</div>
+{{end}}<div class="scroll"><table class="data">
+<thead><tr>{{range .Columns}}<th scope="col" aria-sort="none"><button type="button" class="sort" title="sort by {{.}}">{{.}}</button></th>{{end}}</tr></thead>
 <tbody>
-{{range .Rows}}<tr>{{range .}}<td{{with cellClass .}} class="{{.}}"{{end}}>{{.Text}}</td>{{end}}</tr>
+{{range .Rows}}<tr{{with .Stat}} data-stat="{{.}}"{{end}}>{{range .Cells}}<td{{with .Class}} class="{{.}}"{{end}}{{with .V}} data-v="{{.}}"{{end}}>{{.Text}}</td>{{end}}</tr>
 {{end}}</tbody>
-</table></div>
+</table></div></div>
 {{if .Notes}}<ul class="notes">{{range .Notes}}<li>{{.}}</li>{{end}}</ul>{{end}}{{end}}{{end}}
 `))

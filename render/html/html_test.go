@@ -3,6 +3,9 @@ package html_test
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/base64"
+	stdhtml "html"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -75,7 +78,7 @@ func report(t *testing.T, dir string) (*analysis.Report, string) {
 	return rep, path
 }
 
-// TestSelfContained: one script (the self-check), no external
+// TestSelfContained: one script (the page's own), no external
 // references, every figure inline, hostile text escaped.
 func TestSelfContained(t *testing.T) {
 	_, path := report(t, t.TempDir())
@@ -85,7 +88,7 @@ func TestSelfContained(t *testing.T) {
 	}
 	page := string(data)
 	if n := strings.Count(page, "<script"); n != 1 {
-		t.Errorf("%d <script> elements, want only the self-check", n)
+		t.Errorf("%d <script> elements, want only the page's own", n)
 	}
 	if strings.Contains(page, "onerror=") && !strings.Contains(page, "onerror=alert(2)&gt;") {
 		t.Error("the hostile label's attribute reached the page unescaped")
@@ -210,13 +213,76 @@ func TestChromium(t *testing.T) {
 	}
 	// The DOM holds the report's tables and figures, and the hostile
 	// label as text.
-	for _, want := range []string{"<h3>Summary (one column per run, in input order; not ranked)</h3>", "<th scope=\"col\">figure</th>",
+	for _, want := range []string{"<h3>Summary (one column per run, in input order; not ranked)</h3>", `<th scope="col" aria-sort="none"><button type="button" class="sort" title="sort by figure">figure</button></th>`,
 		"Validation", "Costs", `<figure id="figure-ecdf-ttft">`, "&lt;script&gt;alert(1)&lt;/script&gt;"} {
 		if !strings.Contains(dom, want) {
 			t.Errorf("DOM lacks %q", want)
 		}
 	}
-	if n := strings.Count(dom, "<table>"); n < 6 {
+	if n := strings.Count(dom, `<table class="data">`); n < 6 {
 		t.Errorf("%d tables in the DOM", n)
+	}
+}
+
+// TestInteractiveMarkup: the tables carry what the page's script needs
+// (sort buttons, numeric values, filter boxes on large tables, the
+// statistic switch on tables of percentiles), and the CSP allows exactly
+// the one inline script, by its hash, and no inline script otherwise.
+func TestInteractiveMarkup(t *testing.T) {
+	_, path := report(t, t.TempDir())
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := string(data)
+	m := regexp.MustCompile(`(?s)<script>(.*?)</script>`).FindStringSubmatch(page)
+	if m == nil {
+		t.Fatal("no script")
+	}
+	sum := sha256.Sum256([]byte(m[1]))
+	csp := regexp.MustCompile(`http-equiv="Content-Security-Policy" content="([^"]*)"`).FindStringSubmatch(page)
+	if csp == nil {
+		t.Fatal("no CSP")
+	}
+	policy := stdhtml.UnescapeString(csp[1])
+	if want := "script-src 'sha256-" + base64.StdEncoding.EncodeToString(sum[:]) + "'"; !strings.Contains(policy, want) {
+		t.Errorf("CSP %q lacks %q (the script's hash)", policy, want)
+	}
+	for _, want := range []string{"default-src 'none'", "base-uri 'none'", "form-action 'none'"} {
+		if !strings.Contains(policy, want) {
+			t.Errorf("CSP %q lacks %q", policy, want)
+		}
+	}
+	if strings.Contains(policy, "script-src 'unsafe-inline'") || strings.Contains(policy, "unsafe-eval") {
+		t.Errorf("CSP %q allows inline or evaluated scripts", policy)
+	}
+	if regexp.MustCompile(`(?i)\son[a-z]+\s*=`).MatchString(strings.ReplaceAll(page, "onerror=alert(2)&gt;", "")) {
+		t.Error("an inline event handler attribute (the CSP would block it)")
+	}
+	// Differences: numbers to sort by, rows marked with their statistic
+	// (median is p50), the switch.
+	diff, _, _ := strings.Cut(page[strings.Index(page, "<h3>Differences: "):], "</table>")
+	for _, want := range []string{`<tr data-stat="p50"><td>ttft</td><td>median</td><td class="num" data-v="`,
+		`<tr data-stat="p90"><td>ttft</td><td>p90</td>`, `<tr data-stat="mean"><td>ttft</td><td>mean</td>`,
+		`<input type="radio" class="stat" name="stat-differences-1" value="p99">`, `<input type="search" class="filter"`,
+		`<span class="count">16 of 16 rows</span>`} {
+		if !strings.Contains(diff, want) {
+			t.Errorf("the differences table lacks %q", want)
+		}
+	}
+	// The Summary switches its pNN figures; validation (few rows, no
+	// statistics) has neither filter nor switch.
+	summary, _, _ := strings.Cut(page[strings.Index(page, `<section id="summary">`):], "</table>")
+	for _, want := range []string{`<tr data-stat="p99"><td>TTFT p99</td>`, `name="stat-summary" value="p50"`} {
+		if !strings.Contains(summary, want) {
+			t.Errorf("the Summary lacks %q", want)
+		}
+	}
+	validation, _, _ := strings.Cut(page[strings.Index(page, `<section id="validation">`):], "</table>")
+	if strings.Contains(validation, `class="filter"`) || strings.Contains(validation, `class="stat"`) {
+		t.Error("the validation table (4 rows, no statistics) has a filter or a switch")
+	}
+	if n := strings.Count(page, `<input type="search" class="filter"`); n < 4 {
+		t.Errorf("%d filter boxes, want one per large table (at least 4)", n)
 	}
 }
