@@ -57,6 +57,46 @@ type RunCosting struct {
 	// costed the run in one currency, else "quote", else "" (unknown).
 	UnitsSource string
 	Throughput  costing.Throughput
+
+	// Steady is the steady-state unit cost: the rate per hour of running
+	// the system (SteadyRate: the quote's rates, or the bill's prorated
+	// rows per hour, without minimums, rounding or one-off fees) divided
+	// by the measured throughput, with the throughput's interval. It is
+	// what a long run at this throughput costs per unit, where Units is
+	// what this test run was billed per unit (dominated by billing
+	// minimums when the run is short). From the same source as Units when
+	// it has one; nil SteadyRate when neither gives a rate.
+	SteadyRate *costing.SteadyRate
+	Steady     []costing.UnitCost
+}
+
+// SteadyUnit returns one steady-state unit cost (a costing.Steady*
+// metric).
+func (c *RunCosting) SteadyUnit(metric string) (costing.UnitCost, bool) {
+	for _, u := range c.Steady {
+		if u.Metric == metric {
+			return u, true
+		}
+	}
+	return costing.UnitCost{}, false
+}
+
+// steadyState sets c.SteadyRate and c.Steady: from the bill when the
+// Summary's units come from it and it has prorated rows, else from the
+// quote.
+func steadyState(c *RunCosting, jo costing.JoinOptions) {
+	var r *costing.SteadyRate
+	if c.UnitsSource == "bill" && c.Bill != nil {
+		r = costing.BillSteadyRate(*c.Bill, jo)
+	}
+	if r == nil && c.Quote != nil {
+		q := c.Quote.SteadyRate()
+		r = &q
+	}
+	if r == nil {
+		return
+	}
+	c.SteadyRate, c.Steady = r, costing.SteadyUnitCosts(*r, c.Throughput)
 }
 
 // Units returns the unit costs the Summary uses.
@@ -126,6 +166,7 @@ func loadCosts(rep *Report, dirs []string, o ReportOptions) (*ReportCosts, error
 		}
 		quotes[path] = q
 	}
+	jo := costing.JoinOptions{}
 	var windows []costing.RunWindow
 	for _, r := range rep.Runs {
 		c := &RunCosting{}
@@ -164,7 +205,7 @@ func loadCosts(rep *Report, dirs []string, o ReportOptions) (*ReportCosts, error
 	if len(o.Billing) > 0 {
 		// Bills are streamed into the joiner: only charges that touch a
 		// run are held.
-		j := costing.NewJoiner(windows, costing.JoinOptions{})
+		j := costing.NewJoiner(windows, jo)
 		for _, path := range o.Billing {
 			b, err := addBill(j, path)
 			if err != nil {
@@ -223,6 +264,7 @@ func loadCosts(rep *Report, dirs []string, o ReportOptions) (*ReportCosts, error
 		case len(c.QuoteUnits) > 0:
 			c.UnitsSource = "quote"
 		}
+		steadyState(c, jo)
 	}
 	return rc, nil
 }
@@ -269,6 +311,9 @@ func (rep *Report) CostRecords() []costing.CostRecord {
 		if c.Bill != nil {
 			out = append(out, costing.BillRecords(*c.Bill)...)
 			out = append(out, costing.UnitCostRecords(r.Run.ID, "bill", c.BillUnits)...)
+		}
+		if c.SteadyRate != nil {
+			out = append(out, costing.SteadyRecords(r.Run.ID, *c.SteadyRate, c.Steady)...)
 		}
 	}
 	return out

@@ -17,12 +17,13 @@ import (
 //
 //	allocation  one charge's share of a run (BillRecords)
 //	quote-item  one priced quote line (QuoteRecords)
+//	rate        STEADY_RATE_PER_HOUR, the steady-state rate (SteadyRecords)
 //	total       GPU_COST, OTHER_LISTED_COST, TOTAL_COST or a per-currency bill total
 //	unit-cost   a UnitCost (UnitCostRecords)
 type CostRecord struct {
 	RunID  string
 	Source string // "bill" or "quote"
-	Sort   string // allocation, quote-item, total, unit-cost
+	Sort   string // allocation, quote-item, total, rate, unit-cost
 	// Item names the row: "file:line" of a charge, a quote item's name,
 	// a total's name (TOTAL_COST) or a unit-cost metric.
 	Item        string
@@ -153,6 +154,27 @@ func UnitCostRecords(runID, source string, us []UnitCost) []CostRecord {
 		if u.IntervalFormula != "" {
 			r.Notes = strings.TrimPrefix(r.Notes+"; interval "+u.IntervalFormula, "; ")
 		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// SteadyRecords flattens a steady rate and its unit costs (SteadyUnitCosts)
+// as rows of source rate.Source: a rate row STEADY_RATE_PER_HOUR, then
+// one unit-cost row per metric.
+func SteadyRecords(runID string, rate SteadyRate, us []UnitCost) []CostRecord {
+	notes := ""
+	if len(rate.Left) > 0 {
+		notes = "left out (not proportional to run time): " + strings.Join(rate.Left, ", ")
+	}
+	v := strconv.FormatFloat(rate.PerHour, 'g', 12, 64)
+	out := []CostRecord{{RunID: runID, Source: rate.Source, Sort: "rate", Item: "STEADY_RATE_PER_HOUR", Currency: rate.Currency,
+		Amount: v, AmountFloat: rate.PerHour, Included: true, Unit: "hour", Formula: rate.Formula, Notes: notes}}
+	if math.IsNaN(rate.PerHour) {
+		out[0].Amount = ""
+	}
+	for _, r := range UnitCostRecords(runID, rate.Source, us) {
+		r.Quantity = ""
 		out = append(out, r)
 	}
 	return out

@@ -132,12 +132,33 @@ func CostCell(c *analysis.RunCosting, metric string) Cell {
 	if math.IsNaN(u.Value) {
 		return T(Unknown + ": " + u.Note)
 	}
+	return unitCell(u, " ("+c.UnitsSource+")")
+}
+
+// SteadyCell shows a steady-state unit cost (analysis.RunCosting.Steady)
+// with its interval and the rate it divides, or why it is unknown.
+func SteadyCell(c *analysis.RunCosting, metric string) Cell {
+	if c == nil {
+		return T("not costed (no --billing or --quote)")
+	}
+	u, ok := c.SteadyUnit(metric)
+	if !ok {
+		return T(Unknown + ": " + c.Why())
+	}
+	if math.IsNaN(u.Value) {
+		return T(Unknown + ": " + u.Note)
+	}
+	return unitCell(u, fmt.Sprintf(" (%s %s/h / throughput)", moneyNumber(c.SteadyRate.PerHour), c.SteadyRate.Currency))
+}
+
+// unitCell is a unit cost with its interval and a suffix.
+func unitCell(u costing.UnitCost, suffix string) Cell {
 	e := analysis.Estimate{Stat: analysis.StatValue, Value: u.Value, Lo: u.Lo, Hi: u.Hi, Confidence: u.Level}
 	text := MoneyText(u.Value, u.Currency)
 	if !math.IsNaN(u.Lo) && !math.IsNaN(u.Hi) {
 		text = moneyNumber(u.Value) + " [" + moneyNumber(u.Lo) + ", " + moneyNumber(u.Hi) + "] " + u.Currency
 	}
-	return N(text+" ("+c.UnitsSource+")", e)
+	return N(text+suffix, e)
 }
 
 // MoneyText formats an amount for people: cents from 100 up, four
@@ -198,9 +219,15 @@ func SummaryTable(rep *analysis.Report) *Table {
 		})
 	}
 	if rep.Costs != nil {
-		row("cost per 1M output tokens", func(r *analysis.ReportRun) Cell { return CostCell(r.Cost, costing.CostPer1MOutputTokens) })
-		row("cost per successful request", func(r *analysis.ReportRun) Cell { return CostCell(r.Cost, costing.CostPerSuccessfulRequest) })
-		row("total cost", func(r *analysis.ReportRun) Cell { return CostCell(r.Cost, costing.TotalCost) })
+		row("cost per 1M output tokens, steady state (rate / throughput)", func(r *analysis.ReportRun) Cell {
+			return SteadyCell(r.Cost, costing.SteadyCostPer1MOutputTokens)
+		})
+		row("cost per 1M output tokens, billed for this test run", func(r *analysis.ReportRun) Cell { return CostCell(r.Cost, costing.CostPer1MOutputTokens) })
+		row("cost per successful request, steady state", func(r *analysis.ReportRun) Cell {
+			return SteadyCell(r.Cost, costing.SteadyCostPerSuccessfulRequest)
+		})
+		row("cost per successful request, billed for this test run", func(r *analysis.ReportRun) Cell { return CostCell(r.Cost, costing.CostPerSuccessfulRequest) })
+		row("total cost of this test run", func(r *analysis.ReportRun) Cell { return CostCell(r.Cost, costing.TotalCost) })
 	}
 	row("validation", func(r *analysis.ReportRun) Cell {
 		if rep.Validation == nil {
@@ -209,6 +236,9 @@ func SummaryTable(rep *analysis.Report) *Table {
 		return T(orUnknown(r.Verdict))
 	})
 	row("status", func(r *analysis.ReportRun) Cell { return T(r.Status()) })
+	if rep.Costs != nil {
+		t.Notes = append(t.Notes, "steady state: what a unit costs at the measured throughput once the run is long enough for billing minimums and rounding not to matter, the rate per hour (the quote's rates, or the bill's prorated rows per hour of the run) / the throughput, with the throughput's interval; billed for this test run: the test run's own cost (billing units, rounding, minimums and per-run fees included) / its counts")
+	}
 	t.Notes = append(t.Notes, rep.Notes...)
 	for _, r := range rep.Runs {
 		for _, n := range r.Notes {

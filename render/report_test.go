@@ -134,6 +134,15 @@ func TestReportFigures(t *testing.T) {
 	if math.Abs(u.Value-want) > 1e-12 || !(u.Lo < u.Value && u.Value < u.Hi) {
 		t.Errorf("cost per 1M output tokens %v [%v, %v], want %v", u.Value, u.Lo, u.Hi, want)
 	}
+	// Steady state: the quote's rate per hour (2.49 per GPU-hour for one
+	// GPU, 200 GB at 0.08 per GB-month of 730 h) over the measured
+	// throughput and its interval, not the 35 billed seconds.
+	rate := 2.49 + 200*0.08/730
+	s, _ := c.SteadyUnit(costing.SteadyCostPer1MOutputTokens)
+	if c.SteadyRate == nil || math.Abs(c.SteadyRate.PerHour-rate) > 1e-9 || math.Abs(s.Value-rate/3600*1e6/tp.Est.Value) > 1e-9 ||
+		math.Abs(s.Lo-rate/3600*1e6/tp.Est.Hi) > 1e-9 || math.Abs(s.Hi-rate/3600*1e6/tp.Est.Lo) > 1e-9 {
+		t.Errorf("steady state %+v, rate %+v; want %v/h over %+v", s, c.SteadyRate, rate, tp.Est)
+	}
 	if rep.Validation != nil || !strings.Contains(render.ValidationTable(rep).Notes[0], "validation not available") {
 		t.Errorf("validation should be reported as not available")
 	}

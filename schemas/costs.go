@@ -37,7 +37,7 @@ type CostRow struct {
 var costsSchema = newTable(TableCosts, []arrow.Field{
 	plain("run_id", str, false),
 	described("source", str, false, "bill or quote"),
-	described("sort", str, false, "allocation, quote-item, total or unit-cost"),
+	described("sort", str, false, "allocation, quote-item, total, rate (the steady-state rate per hour) or unit-cost"),
 	described("item", str, true, "a charge's file:line, a quote item, a total's name (TOTAL_COST) or a unit-cost metric"),
 	plain("currency", str, true),
 	described("basis", str, true, "for bill rows: effective, billed or list cost"),

@@ -77,12 +77,15 @@ func TestCostBill(t *testing.T) {
 	}
 	b, _ := schemas.OpenBundle(dir)
 	rows, _ := b.Costs(context.Background())
-	var alloc, total float64
+	var alloc, total, steady float64
 	for _, r := range rows {
+		if r.Item == "STEADY_RATE_PER_HOUR" && r.Source == "bill" {
+			steady = r.AmountValue.V
+		}
 		if r.Sort == "allocation" && r.Included {
 			alloc += r.AmountValue.V
 		}
-		if r.Sort == "total" && r.Source == "bill" {
+		if r.Sort == "total" && r.Source == "bill" && r.Item == "TOTAL_COST" {
 			total = r.AmountValue.V
 		}
 		if r.ResourceID == "i-0someoneelse00000" {
@@ -91,5 +94,9 @@ func TestCostBill(t *testing.T) {
 	}
 	if math.Abs(alloc-73.74) > 0.005 || math.Abs(total-73.74) > 0.005 {
 		t.Errorf("allocated %v, total %v, want 73.74\n%s", alloc, total, out)
+	}
+	// The steady-state rate: 73.74 USD over 0.75 h.
+	if math.Abs(steady-73.74/0.75) > 1e-9 {
+		t.Errorf("steady rate %v, want %v", steady, 73.74/0.75)
 	}
 }
