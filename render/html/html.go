@@ -342,7 +342,7 @@ Runs are in input order and are not ranked.</p>
 </body>
 </html>
 {{define "table"}}{{with grid .}}{{if .Title}}<h3>{{.Title}}</h3>{{end}}
-<div class="tbl">
+<div class="tbl" id="table-{{.ID}}">
 {{if or .Filter .Stats}}<div class="tools">{{if .Filter}}<label>Filter rows <input type="search" class="filter" aria-label="Filter the rows of {{.Title}}" autocomplete="off"></label>
 <span class="count">{{len .Rows}} of {{len .Rows}} rows</span>{{end}}
 {{if .Stats}}<fieldset class="stat-switch"><legend>statistic</legend><label><input type="radio" class="stat" name="stat-{{.ID}}" value="all" checked> all</label>{{range .Stats}} <label><input type="radio" class="stat" name="stat-{{$.ID}}" value="{{.}}"> {{.}}</label>{{end}}</fieldset>{{end}}</div>

@@ -164,19 +164,7 @@ func TestRejectsUnsafeSVG(t *testing.T) {
 // console message (a script error, a blocked or missing resource), a
 // figure that did not render, or a broken image.
 func TestChromium(t *testing.T) {
-	browser := ""
-	for _, n := range []string{"chromium", "chromium-browser", "google-chrome"} {
-		if p, err := exec.LookPath(n); err == nil {
-			browser = p
-			break
-		}
-	}
-	if browser == "" {
-		if os.Getenv("VERDICT_REQUIRE_CLIENTS") != "" {
-			t.Fatal("Chromium is not installed, and VERDICT_REQUIRE_CLIENTS says it must be")
-		}
-		t.Skip("Chromium is not installed (apt-get install chromium); .ci/run installs it")
-	}
+	browser := chromiumPath(t)
 	dir := t.TempDir()
 	_, path := report(t, dir)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
