@@ -6,9 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/verdict-llm/verdict/schemas"
@@ -361,40 +363,84 @@ func Trend(ctx context.Context, dir string, o TrendOptions) (*TrendReport, error
 		}
 		rep.Series = append(rep.Series, ts)
 	}
-	if since != nil {
-		// The smallest permutation p-value is 1/(R+1): with m tests, Holm
-		// needs m/(R+1) well below Alpha.
-		m := 0
-		for _, j := range jobs {
-			if inWindow(j.runs[len(j.runs)-1]) {
-				m++
-			}
-		}
-		need := int(math.Ceil(10*float64(m)/o.Alpha)) - 1
-		if cp.Permutations == 0 {
-			cp.Permutations = stats.DefaultChangePoint.Permutations
-		}
-		cp.Permutations = max(cp.Permutations, need)
-	}
-	for _, j := range jobs {
+	detect := func(j job, cp stats.ChangePointOptions) []TrendChange {
 		tm := &rep.Series[j.s].Metrics[j.m]
 		se := j.se
 		if !slices.ContainsFunc(se, func(v float64) bool { return v > 0 }) {
 			se = nil
 		}
+		var out []TrendChange
 		for _, c := range stats.EDivisive(j.xs, se, cp) {
 			r := j.runs[c.Index]
 			tc := TrendChange{Index: c.Index, RunID: r.d.Run.ID, Order: r.order, Before: c.Before, After: c.After,
 				Relative: c.Relative, Lo: c.Lo, Hi: c.Hi, P: c.P, PHolm: math.NaN(), InWindow: inWindow(r)}
 			tc.Direction, tc.Regression = judgeChange(c, tm.Direction, o.MinChange)
-			tm.Changes = append(tm.Changes, tc)
+			out = append(out, tc)
 		}
+		return out
+	}
+	changes := parallel(jobs, func(j job) []TrendChange { return detect(j, cp) })
+	if since != nil {
+		// The smallest permutation p-value is 1/(R+1): with m tests Holm
+		// can reach Alpha only when m/(R+1) is below it. The tests with a
+		// regression in the window are run again with R raised so that
+		// m/(R+1) is half of Alpha, at most MaxGatePermutations
+		// (docs/trend.md, section 3).
+		m := 0
+		var again []int
+		for k, j := range jobs {
+			if !inWindow(j.runs[len(j.runs)-1]) {
+				continue
+			}
+			m++
+			if slices.ContainsFunc(changes[k], func(c TrendChange) bool { return c.InWindow && c.Regression }) {
+				again = append(again, k)
+			}
+		}
+		hi := cp
+		hi.Permutations = min(MaxGatePermutations, max(int(math.Ceil(2*float64(m)/o.Alpha))-1, cp.Permutations, stats.DefaultChangePoint.Permutations))
+		redo := make([]job, len(again))
+		for i, k := range again {
+			redo[i] = jobs[k]
+		}
+		for i, cs := range parallel(redo, func(j job) []TrendChange { return detect(j, hi) }) {
+			changes[again[i]] = cs
+		}
+	}
+	for k, j := range jobs {
+		rep.Series[j.s].Metrics[j.m].Changes = changes[k]
 	}
 	if since != nil {
 		rep.Gate = trendGate(rep, jobs2tests(rep, inWindow, runs), o)
 		rep.Gate.Since = o.Since
 	}
 	return rep, nil
+}
+
+// MaxGatePermutations caps the permutations of a gated test: its
+// smallest p-value is 1/10,000.
+const MaxGatePermutations = 9999
+
+// parallel maps fn over xs on every CPU, results in order.
+func parallel[T, R any](xs []T, fn func(T) R) []R {
+	out := make([]R, len(xs))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(xs)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				out[i] = fn(xs[i])
+			}
+		}()
+	}
+	for i := range xs {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	return out
 }
 
 // gateTest is one series × statistic tested in the window: the index of
