@@ -18,7 +18,14 @@ import (
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 
+	"github.com/verdict-llm/verdict/analysis"
+	"github.com/verdict-llm/verdict/ingest"
+	"github.com/verdict-llm/verdict/ingest/all"
 	"github.com/verdict-llm/verdict/internal/testkit"
+	"github.com/verdict-llm/verdict/render/html"
+	"github.com/verdict-llm/verdict/render/plot"
+	"github.com/verdict-llm/verdict/schemas"
+	"github.com/verdict-llm/verdict/validate"
 )
 
 // chromiumPath finds Chromium, or skips the test (fails it under
@@ -141,7 +148,22 @@ func (b *browser) do(t *testing.T, what string, steps ...chromedp.Action[chromed
 // testdata/screenshots (gitignored) for people to look at.
 func (b *browser) screenshot(t *testing.T, dir, name string, first bool) {
 	t.Helper()
-	if first && *testkit.Update {
+	shot := chromedp.FullScreenshot(100)
+	if first {
+		shot = chromedp.CaptureScreenshot()
+	}
+	b.shoot(t, dir, name, shot, first)
+}
+
+// elementShot writes a screenshot of the element sel, as screenshot does.
+func (b *browser) elementShot(t *testing.T, dir, name, sel string) {
+	t.Helper()
+	b.shoot(t, dir, name, chromedp.Screenshot(chromedp.CSS(sel)), true)
+}
+
+func (b *browser) shoot(t *testing.T, dir, name string, shot chromedp.Action[[]byte], keep bool) {
+	t.Helper()
+	if keep && *testkit.Update {
 		defer func() {
 			if err := os.MkdirAll("testdata/screenshots", 0o755); err != nil {
 				t.Fatal(err)
@@ -152,10 +174,6 @@ func (b *browser) screenshot(t *testing.T, dir, name string, first bool) {
 				}
 			}
 		}()
-	}
-	shot := chromedp.FullScreenshot(100)
-	if first {
-		shot = chromedp.CaptureScreenshot()
 	}
 	png, err := chromedp.Run(b.ctx, shot)
 	if err != nil {
@@ -301,5 +319,91 @@ func TestChromiumCatchesProblems(t *testing.T) {
 	}
 	if !strings.Contains(ps, "example.invalid") {
 		t.Errorf("the external image was not reported; problems:\n%s", ps)
+	}
+}
+
+// sweepReport writes the report of a 9-run sweep (six h100 runs, three
+// l40s runs of testdata/capacity) with its figures into dir.
+func sweepReport(t *testing.T, dir string) string {
+	t.Helper()
+	const capacity = "../../testdata/capacity/"
+	var bundles []string
+	for _, p := range []struct {
+		name  string
+		files []string
+	}{
+		{"h100", []string{"rate04", "rate08", "rate12-1", "rate12-2", "rate16", "rate20"}},
+		{"l40s", []string{"rate04", "rate08", "rate12"}},
+	} {
+		inv, err := schemas.LoadInventory(capacity + "sut-" + p.name + ".yaml")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var files []string
+		for _, f := range p.files {
+			files = append(files, capacity+p.name+"/"+f+".json")
+		}
+		dest := filepath.Join(dir, p.name+".bundle")
+		if _, err := ingest.ToBundle(context.Background(), files, dest, ingest.Options{Formats: all.Formats(), SUT: inv}); err != nil {
+			t.Fatal(err)
+		}
+		bundles = append(bundles, dest)
+	}
+	v, err := analysis.Validate(context.Background(), bundles, validate.Options{Compare: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := analysis.LoadReport(context.Background(), bundles, analysis.ReportOptions{Resamples: 200, Validation: analysis.ValidationOf(v)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Runs) != 9 {
+		t.Fatalf("%d runs, want 9", len(rep.Runs))
+	}
+	figs, skipped, err := plot.Report(rep, plot.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	css, err := plot.FontFaceCSS()
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := html.Options{FontCSS: css, Notes: skipped}
+	for _, f := range figs {
+		o.Figures = append(o.Figures, html.Figure{Name: f.Name, Title: f.Title, Caption: f.Caption, SVG: f.SVG})
+	}
+	path := filepath.Join(dir, "sweep.html")
+	if err := html.Write(context.Background(), path, rep, o); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// TestChromiumManyRuns: a 9-run sweep fits a 1400 px window: the page
+// does not scroll sideways and no table is wider than its box (tables
+// with one column per run turn to one row per run).
+func TestChromiumManyRuns(t *testing.T) {
+	dir := t.TempDir()
+	path := sweepReport(t, dir)
+	b := newBrowser(t, 1400, 1000)
+	b.load(t, path)
+	b.screenshot(t, dir, "sweep-first-screen", true)
+	if w := eval[int](t, b, `document.documentElement.scrollWidth`); w > 1400 {
+		t.Errorf("the page is %d px wide in a 1400 px window", w)
+	}
+	// Unfold everything, then measure every table's box.
+	b.do(t, "unfold", chromedp.Evaluate[chromedp.Void](`document.querySelectorAll("details").forEach(function (d) { d.open = true; })`))
+	wide := eval[[]string](t, b, `Array.from(document.querySelectorAll(".scroll")).filter(function (s) { return s.scrollWidth > s.clientWidth + 1; }).map(function (s) { var h = s.closest(".tbl").previousElementSibling; return (h ? h.textContent : "?") + ": " + s.scrollWidth + " px in " + s.clientWidth; })`)
+	for _, w := range wide {
+		t.Errorf("table wider than its box: %s", w)
+	}
+	if w := eval[int](t, b, `document.documentElement.scrollWidth`); w > 1400 {
+		t.Errorf("unfolded, the page is %d px wide in a 1400 px window", w)
+	}
+	b.screenshot(t, dir, "sweep", false)
+	b.elementShot(t, dir, "sweep-summary", "#summary")
+	b.elementShot(t, dir, "sweep-inventory", "#inventory")
+	for _, p := range b.Problems() {
+		t.Errorf("with the network off: %s", p)
 	}
 }

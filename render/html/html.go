@@ -94,6 +94,9 @@ type tableView struct {
 	ID    string
 	Table *render.Table
 	Open  bool
+	// ByRun marks a table of one row per run (see runsAsRows): its cells
+	// wrap so that many columns fit the page.
+	ByRun bool
 }
 
 type figureView struct {
@@ -107,7 +110,7 @@ type page struct {
 	FontCSS             template.CSS
 	Verdict             analysis.ReportVerdict
 	Differences         []tableView
-	Summary             tableView
+	Summary             []tableView
 	Figures             []figureView
 	Sections            []section
 	Notes               []string
@@ -133,7 +136,13 @@ func WriteTo(ctx context.Context, w io.Writer, rep *analysis.Report, o Options) 
 	for i, t := range render.DifferenceTables(rep) {
 		p.Differences = append(p.Differences, tableView{ID: fmt.Sprintf("differences-%d", i+1), Table: t, Open: true})
 	}
-	p.Summary = tableView{ID: "summary", Table: render.SummaryTable(rep), Open: true}
+	summary := tableView{ID: "summary", Table: render.SummaryTable(rep), Open: true}
+	inventory := []tableView{{ID: "inventory-table", Table: render.InventoryTable(rep), Open: true}}
+	p.Summary = []tableView{summary}
+	if len(rep.Runs) > maxRunColumns {
+		p.Summary = runsAsRows(summary)
+		inventory = inventoryByRun(inventory[0])
+	}
 	for _, f := range o.Figures {
 		m, err := inlineSVG(f.SVG)
 		if err != nil {
@@ -146,7 +155,7 @@ func WriteTo(ctx context.Context, w io.Writer, rep *analysis.Report, o Options) 
 		metrics.Tables = append(metrics.Tables, tableView{ID: fmt.Sprintf("metrics-%d", i+1), Table: render.ReportMetricsTable(rep, r)})
 	}
 	p.Sections = append(p.Sections,
-		section{ID: "inventory", Title: "System under test", Tables: []tableView{{ID: "inventory-table", Table: render.InventoryTable(rep), Open: true}}},
+		section{ID: "inventory", Title: "System under test", Tables: inventory},
 		metrics,
 		section{ID: "validation", Title: "Validation", Tables: []tableView{{ID: "validation-table", Table: render.ValidationTable(rep), Open: true}}},
 	)
@@ -275,6 +284,8 @@ th[aria-sort="descending"] button.sort::after { content: " \25BC"; }
 .tools { font-size: 0.85rem; margin: 0.2rem 0; display: flex; flex-wrap: wrap; gap: 0.4rem 1.2rem; align-items: center; }
 .tools input.filter { font: inherit; padding: 0.1rem 0.3rem; width: 16rem; }
 .tools .count { color: #57606a; }
+table.by-run td { overflow-wrap: anywhere; }
+table.by-run td.num { white-space: normal; }
 fieldset.stat-switch { border: 0; padding: 0; margin: 0; display: inline; }
 fieldset.stat-switch legend { display: inline; float: left; margin-right: 0.4rem; font-weight: bold; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
@@ -294,6 +305,7 @@ figcaption { font-size: 0.9rem; color: #57606a; max-width: 1000px; }
 .v-not_comparable, .v-invalid { border-color: #cf222e; } .v-not_comparable .badge, .v-invalid .badge { background: #ffc7ce; color: #9c0006; }
 .reasons, .supply { font-size: 0.9rem; margin: 0.2rem 0; }
 details > summary { cursor: pointer; font-weight: bold; margin: 0.6rem 0; }
+details.notes > summary { font-weight: normal; color: #57606a; font-size: 0.85rem; margin: 0.2rem 0; }
 </style>
 </head>
 <body>
@@ -318,7 +330,7 @@ Runs are in input order and are not ranked.</p>
 </section>
 <section id="summary">
 <h2>Summary</h2>
-{{template "table" .Summary}}
+{{range .Summary}}{{template "table" .}}{{end}}
 </section>
 <section id="figures">
 <h2>Figures</h2>
@@ -346,11 +358,13 @@ Runs are in input order and are not ranked.</p>
 {{if or .Filter .Stats}}<div class="tools">{{if .Filter}}<label>Filter rows <input type="search" class="filter" aria-label="Filter the rows of {{.Title}}" autocomplete="off"></label>
 <span class="count">{{len .Rows}} of {{len .Rows}} rows</span>{{end}}
 {{if .Stats}}<fieldset class="stat-switch"><legend>statistic</legend><label><input type="radio" class="stat" name="stat-{{.ID}}" value="all" checked> all</label>{{range .Stats}} <label><input type="radio" class="stat" name="stat-{{$.ID}}" value="{{.}}"> {{.}}</label>{{end}}</fieldset>{{end}}</div>
-{{end}}<div class="scroll"><table class="data">
+{{end}}<div class="scroll"><table class="data{{if .ByRun}} by-run{{end}}">
 <thead><tr>{{range .Columns}}<th scope="col" aria-sort="none"><button type="button" class="sort" title="sort by {{.}}">{{.}}</button></th>{{end}}</tr></thead>
 <tbody>
 {{range .Rows}}<tr{{with .Stat}} data-stat="{{.}}"{{end}}>{{range .Cells}}<td{{with .Class}} class="{{.}}"{{end}}{{with .V}} data-v="{{.}}"{{end}}>{{.Text}}</td>{{end}}</tr>
 {{end}}</tbody>
 </table></div></div>
-{{if .Notes}}<ul class="notes">{{range .Notes}}<li>{{.}}</li>{{end}}</ul>{{end}}{{end}}{{end}}
+{{if gt (len .Notes) 8}}<details class="notes"><summary>{{len .Notes}} notes</summary>
+<ul class="notes">{{range .Notes}}<li>{{.}}</li>{{end}}</ul></details>
+{{else if .Notes}}<ul class="notes">{{range .Notes}}<li>{{.}}</li>{{end}}</ul>{{end}}{{end}}{{end}}
 `))

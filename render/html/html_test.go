@@ -274,3 +274,34 @@ func TestInteractiveMarkup(t *testing.T) {
 		t.Errorf("%d filter boxes, want one per large table (at least 4)", n)
 	}
 }
+
+// TestManyRunsAsRows: with more than four runs, the Summary and the
+// inventory have one row per run (the inventory's shared fields once),
+// in tables of at most seven columns; long notes fold.
+func TestManyRunsAsRows(t *testing.T) {
+	data, err := os.ReadFile(sweepReport(t, t.TempDir()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := string(data)
+	if strings.Contains(page, "one column per run") {
+		t.Error("a table still has one column per run")
+	}
+	for _, want := range []string{"<h3>Summary (one row per run, in input order; not ranked) (1 of ",
+		`<table class="data by-run">`, "System under test and provenance: the same in all 9 runs",
+		"System under test and provenance: fields that differ between runs, one row per run",
+		`<button type="button" class="sort" title="sort by TTFT p99">TTFT p99</button>`, `notes</summary>`} {
+		if !strings.Contains(page, want) {
+			t.Errorf("page lacks %q", want)
+		}
+	}
+	// Each Summary table: nine runs as rows, at most 7 columns.
+	for _, m := range regexp.MustCompile(`(?s)<div class="tbl" id="table-summary-\d+">.*?</table>`).FindAllString(page, -1) {
+		if n := strings.Count(m, "<th "); n > 7 || n < 2 {
+			t.Errorf("a Summary table has %d columns", n)
+		}
+		if n := strings.Count(m, "<tr>") + strings.Count(m, "<tr "); n != 10 {
+			t.Errorf("a Summary table has %d rows with its header, want 10", n)
+		}
+	}
+}

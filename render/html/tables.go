@@ -26,6 +26,8 @@ type grid struct {
 	Filter bool
 	// Stats are the choices of the statistic switch; empty hides it.
 	Stats []string
+	// ByRun: one row per run (see runsAsRows).
+	ByRun bool
 }
 
 type gridRow struct {
@@ -44,7 +46,7 @@ type gridCell struct {
 // gridOf lays out a table.
 func gridOf(v tableView) grid {
 	t := v.Table
-	g := grid{ID: v.ID, Title: t.Title, Columns: t.Columns, Notes: t.Notes, Filter: len(t.Rows) >= filterRows}
+	g := grid{ID: v.ID, Title: t.Title, Columns: t.Columns, Notes: t.Notes, Filter: len(t.Rows) >= filterRows, ByRun: v.ByRun}
 	statCol := -1
 	for i, c := range t.Columns {
 		if c == "stat" {
