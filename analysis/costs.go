@@ -3,6 +3,7 @@ package analysis
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -12,6 +13,40 @@ import (
 	"github.com/verdict-llm/verdict/internal/units"
 	"github.com/verdict-llm/verdict/schemas"
 )
+
+// CostSettings are the cost choices verdict cost and verdict report share
+// (their --basis, --currency and --fx flags).
+type CostSettings struct {
+	// Basis is the bill cost TOTAL_COST, the unit costs and the steady
+	// rate use: "" or effective (amortised), billed (invoiced) or list
+	// (on-demand). Every basis is always totalled.
+	Basis costing.CostBasis
+	// Currency, when set, states every bill total, quote unit cost and
+	// steady-state cost in it, converted with FX (one rate from each
+	// other currency: 1 FROM = RATE Currency). Without it costs in
+	// several currencies are never added up.
+	Currency string
+	FX       []costing.ExchangeRate
+}
+
+func (s CostSettings) join() costing.JoinOptions {
+	return costing.JoinOptions{Basis: s.Basis, Currency: s.Currency, Rates: s.FX}
+}
+
+// flagHint rewrites costing's currency errors in the words of verdict's
+// flags.
+func flagHint(err error) error {
+	var mixed *costing.MixedCurrencyError
+	var norate *costing.NoRateError
+	switch {
+	case errors.As(err, &mixed):
+		return fmt.Errorf("%w: %s; give --currency CUR and --fx FROM=RATE for each other currency (1 FROM = RATE CUR) to state one total",
+			costing.ErrMixedCurrency, strings.Join(mixed.Currencies, ", "))
+	case errors.As(err, &norate):
+		return fmt.Errorf("%w from %s to %s: give --fx %s=RATE (1 %s = RATE %s)", costing.ErrNoRate, norate.From, norate.To, norate.From, norate.From, norate.To)
+	}
+	return err
+}
 
 // ReportCosts is the cost section of a report: the billing files read,
 // their join to the runs, and the quotes.
@@ -91,6 +126,15 @@ func steadyState(c *RunCosting, jo costing.JoinOptions) {
 	}
 	if r == nil && c.Quote != nil {
 		q := c.Quote.SteadyRate()
+		f, err := jo.Convert(costing.Money{Amount: costing.NewDecimal(1, 0), Currency: q.Currency})
+		if err != nil {
+			return // the quote's units say why (QuoteErr)
+		}
+		if f.Currency != q.Currency {
+			q.PerHour *= f.Amount.Float64()
+			q.Formula = "(" + q.Formula + ") * FX_" + q.Currency + "_" + f.Currency
+			q.Currency = f.Currency
+		}
 		r = &q
 	}
 	if r == nil {
@@ -134,7 +178,13 @@ func (c *RunCosting) Why() string {
 			why = append(why, "bill: no charge of the run's resources overlaps its window")
 		default:
 			if c.Bill.Total == nil {
-				why = append(why, "bill: charges in several currencies")
+				w := "bill: no total"
+				for _, e := range c.Bill.Warnings {
+					if errors.Is(e, costing.ErrMixedCurrency) || errors.Is(e, costing.ErrNoRate) {
+						w = "bill: " + e.Error()
+					}
+				}
+				why = append(why, w)
 			}
 		}
 	}
@@ -166,7 +216,7 @@ func loadCosts(rep *Report, dirs []string, o ReportOptions) (*ReportCosts, error
 		}
 		quotes[path] = q
 	}
-	jo := costing.JoinOptions{}
+	jo := o.Cost.join()
 	var windows []costing.RunWindow
 	for _, r := range rep.Runs {
 		c := &RunCosting{}
@@ -225,6 +275,9 @@ func loadCosts(rep *Report, dirs []string, o ReportOptions) (*ReportCosts, error
 		rc.Join = j.Result()
 		for i, r := range rep.Runs {
 			rcost := rc.Join.Runs[i]
+			for k, w := range rcost.Warnings {
+				rcost.Warnings[k] = flagHint(w)
+			}
 			r.Cost.Bill = &rcost
 			if rcost.Status == costing.Costed && rcost.Total != nil {
 				r.Cost.BillUnits = costing.UnitCosts(*rcost.Total, rcost.Run, r.Cost.Throughput)
@@ -255,7 +308,11 @@ func loadCosts(rep *Report, dirs []string, o ReportOptions) (*ReportCosts, error
 				c.Quote = qc
 				bl := quotes[c.QuoteFile].GPU.Billing
 				c.QuoteBilling = &bl
-				c.QuoteUnits = costing.UnitCosts(qc.Money(), w, c.Throughput)
+				if m, err := jo.Convert(qc.Money()); err != nil {
+					c.QuoteErr = "quote: " + flagHint(err).Error()
+				} else {
+					c.QuoteUnits = costing.UnitCosts(m, w, c.Throughput)
+				}
 			}
 		}
 		switch {
@@ -350,6 +407,7 @@ const CostSchema = "verdict.cost/v1"
 // CostOptions configure Cost.
 type CostOptions struct {
 	Billing, Quotes []string
+	Settings        CostSettings
 	// Store writes each bundle's runs' costs into it as costs.parquet.
 	Store bool
 }
@@ -370,7 +428,7 @@ func Cost(ctx context.Context, dirs []string, o CostOptions) (*CostResult, error
 	if len(o.Billing) == 0 && len(o.Quotes) == 0 {
 		return nil, fmt.Errorf("give --billing exports, --quote files, or both")
 	}
-	rep, err := LoadReport(ctx, dirs, ReportOptions{Billing: o.Billing, Quotes: o.Quotes, ValidationNote: "not asked for"})
+	rep, err := LoadReport(ctx, dirs, ReportOptions{Billing: o.Billing, Quotes: o.Quotes, ValidationNote: "not asked for", Cost: o.Settings})
 	if err != nil {
 		return nil, err
 	}

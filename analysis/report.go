@@ -55,6 +55,8 @@ type ReportOptions struct {
 	// Capacity, when set, adds the capacity section (verdict report
 	// --slo): Capacity over the same bundles, priced with Quotes.
 	Capacity *CapacityOptions
+	// Cost chooses the bills' basis, the currency and exchange rates.
+	Cost CostSettings
 }
 
 // ReportValidation is what validation concluded, as the report shows it.

@@ -205,6 +205,18 @@ type CurrencyTotal struct {
 	Rows              int
 }
 
+// Basis returns the total on basis b ("" is Effective) and whether it is
+// known (a list total is not when a row had no ListCost).
+func (ct CurrencyTotal) Basis(b CostBasis) (Decimal, bool) {
+	switch b {
+	case Billed:
+		return ct.Billed, true
+	case List:
+		return ct.List.Decimal, ct.List.Valid
+	}
+	return ct.Effective, true
+}
+
 // A ResourceMatch reports how one of a run's resource IDs fared.
 type ResourceMatch struct {
 	ResourceID  string    // as the RunWindow names it
@@ -739,8 +751,7 @@ func total(rc RunCost, opts JoinOptions, warns []error) (*Money, []error) {
 			for _, ct := range rc.Totals {
 				cs = append(cs, ct.Currency)
 			}
-			return nil, append(warns, fmt.Errorf("%w: %s; set JoinOptions.Currency and Rates to state one total",
-				ErrMixedCurrency, strings.Join(cs, ", ")))
+			return nil, append(warns, &MixedCurrencyError{Currencies: cs})
 		}
 		v, ok := pick(rc.Totals[0])
 		if !ok {
@@ -758,15 +769,51 @@ func total(rc RunCost, opts JoinOptions, warns []error) (*Money, []error) {
 			sum = sum.Add(v)
 			continue
 		}
-		i := slices.IndexFunc(opts.Rates, func(r ExchangeRate) bool {
-			return strings.EqualFold(r.From, ct.Currency) && strings.EqualFold(r.To, opts.Currency)
-		})
-		if i < 0 {
-			return nil, append(warns, fmt.Errorf("%w: from %s to %s", ErrNoRate, ct.Currency, opts.Currency))
+		m, err := opts.Convert(Money{v, ct.Currency})
+		if err != nil {
+			return nil, append(warns, err)
 		}
-		sum = sum.Add(v.Mul(opts.Rates[i].Rate))
+		sum = sum.Add(m.Amount)
 	}
 	return &Money{sum, opts.Currency}, warns
+}
+
+// A MixedCurrencyError says that a run's charges are in several
+// currencies and no target currency was given (JoinOptions.Currency and
+// Rates). It matches ErrMixedCurrency; callers that expose the options to
+// people under other names (command-line flags) say so in their message.
+type MixedCurrencyError struct{ Currencies []string }
+
+func (e *MixedCurrencyError) Error() string {
+	return fmt.Sprintf("%v: %s; give a currency to total in and an exchange rate from each of the others", ErrMixedCurrency, strings.Join(e.Currencies, ", "))
+}
+
+func (e *MixedCurrencyError) Is(target error) bool { return target == ErrMixedCurrency }
+
+// A NoRateError says that an amount in From has no exchange rate to To
+// among JoinOptions.Rates. It matches ErrNoRate.
+type NoRateError struct{ From, To string }
+
+func (e *NoRateError) Error() string {
+	return fmt.Sprintf("%v: from %s to %s", ErrNoRate, e.From, e.To)
+}
+
+func (e *NoRateError) Is(target error) bool { return target == ErrNoRate }
+
+// Convert states m in opts.Currency with opts.Rates: unchanged when it is
+// already in it (or no Currency is set), else amount × rate, or a
+// *NoRateError.
+func (opts JoinOptions) Convert(m Money) (Money, error) {
+	if opts.Currency == "" || strings.EqualFold(m.Currency, opts.Currency) {
+		return m, nil
+	}
+	i := slices.IndexFunc(opts.Rates, func(r ExchangeRate) bool {
+		return strings.EqualFold(r.From, m.Currency) && strings.EqualFold(r.To, opts.Currency)
+	})
+	if i < 0 {
+		return Money{}, &NoRateError{From: m.Currency, To: opts.Currency}
+	}
+	return Money{m.Amount.Mul(opts.Rates[i].Rate), opts.Currency}, nil
 }
 
 // MaxRejectedListed caps the rejected rows a Bill from AddBill lists;

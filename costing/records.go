@@ -52,8 +52,9 @@ type CostRecord struct {
 }
 
 // BillRecords flattens a RunCost: one allocation row per overlapping
-// charge (on the run's Basis), one total row per currency, and a
-// TOTAL_COST row when the run has a single Total.
+// charge (on the run's Basis), three total rows per currency (billed,
+// effective and list cost; Included on the run's Basis), and a TOTAL_COST
+// row when the run has a single Total.
 func BillRecords(rc RunCost) []CostRecord {
 	var out []CostRecord
 	for _, a := range rc.Allocations {
@@ -79,21 +80,21 @@ func BillRecords(rc RunCost) []CostRecord {
 			out[len(out)-1].Amount, out[len(out)-1].Notes = "", strings.TrimPrefix(out[len(out)-1].Notes+"; no ListCost", "; ")
 		}
 	}
+	basis := cmpOr(rc.Basis, Effective)
 	for _, ct := range rc.Totals {
-		v, known := ct.Effective, true
-		switch rc.Basis {
-		case Billed:
-			v = ct.Billed
-		case List:
-			v, known = ct.List.Decimal, ct.List.Valid
+		// Every basis the bill has, so that billed, effective (amortised)
+		// and list (on-demand) cost can be compared; Included marks the
+		// basis TOTAL_COST and the unit costs use.
+		for _, b := range []CostBasis{Billed, Effective, List} {
+			v, known := ct.Basis(b)
+			r := CostRecord{RunID: rc.Run.RunID, Source: "bill", Sort: "total", Item: "TOTAL_" + ct.Currency,
+				Currency: ct.Currency, Basis: string(b), Amount: v.String(), AmountFloat: v.Float64(), Included: b == basis,
+				Formula: "SUM(included allocations)", Quantity: strconv.Itoa(ct.Rows), Unit: "rows"}
+			if !known {
+				r.Amount, r.AmountFloat, r.Notes = "", 0, "some included rows have no ListCost"
+			}
+			out = append(out, r)
 		}
-		r := CostRecord{RunID: rc.Run.RunID, Source: "bill", Sort: "total", Item: "TOTAL_" + ct.Currency,
-			Currency: ct.Currency, Basis: string(rc.Basis), Amount: v.String(), AmountFloat: v.Float64(), Included: true,
-			Formula: "SUM(included allocations)"}
-		if !known {
-			r.Amount, r.Notes = "", "some included rows have no ListCost"
-		}
-		out = append(out, r)
 	}
 	if rc.Total != nil {
 		out = append(out, CostRecord{RunID: rc.Run.RunID, Source: "bill", Sort: "total", Item: "TOTAL_COST",
@@ -102,6 +103,13 @@ func BillRecords(rc RunCost) []CostRecord {
 			Notes: joinErrs(rc.Warnings)})
 	}
 	return out
+}
+
+func cmpOr(b, def CostBasis) CostBasis {
+	if b == "" {
+		return def
+	}
+	return b
 }
 
 // QuoteRecords flattens a QuoteCost: one row per priced line, then

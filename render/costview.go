@@ -23,7 +23,11 @@ func WriteCost(w io.Writer, res *analysis.CostResult, f Format) error {
 	if len(res.Stored) > 0 {
 		t.Notes = append(t.Notes, fmt.Sprintf("stored as costs.parquet in %d bundle(s)", len(res.Stored)))
 	}
-	return Write(w, f, []*Table{t})
+	ts := []*Table{t}
+	if b := BillBasesTable(res.Report); b != nil {
+		ts = append(ts, b)
+	}
+	return Write(w, f, ts)
 }
 
 type costDoc struct {

@@ -50,6 +50,9 @@ func ReportTables(rep *analysis.Report, brief bool) []*Table {
 	out = append(out, ValidationTable(rep))
 	if rep.Costs != nil {
 		out = append(out, CostsTable(rep))
+		if b := BillBasesTable(rep); b != nil {
+			out = append(out, b)
+		}
 	}
 	out = append(out, reportCapacityTables(rep, brief)...)
 	if !brief {
@@ -376,6 +379,42 @@ func ValidationTable(rep *analysis.Report) *Table {
 		t.Notes = append(t.Notes, "no findings")
 	}
 	t.Notes = append(t.Notes, v.Notes...)
+	return t
+}
+
+// BillBasesTable shows each billed run's totals per currency on every
+// basis the bills carry, side by side: billed (invoiced), effective
+// (amortised) and list (on-demand), and which one TOTAL_COST uses. Nil
+// when no run was joined to a bill.
+func BillBasesTable(rep *analysis.Report) *Table {
+	t := &Table{Title: "Bill totals by basis", Columns: []string{"run", "currency", "billed", "effective", "list", "rows", "TOTAL_COST uses"}}
+	for _, r := range rep.Runs {
+		if r.Cost == nil || r.Cost.Bill == nil {
+			continue
+		}
+		b := r.Cost.Bill
+		basis := string(b.Basis)
+		if basis == "" {
+			basis = string(costing.Effective)
+		}
+		for _, ct := range b.Totals {
+			cell := func(basis costing.CostBasis) Cell {
+				v, ok := ct.Basis(basis)
+				if !ok {
+					return T(Unknown + " (rows without a list cost)")
+				}
+				return N(v.String()+" "+ct.Currency, v.Float64())
+			}
+			t.AddRow(T(r.Name), T(ct.Currency), cell(costing.Billed), cell(costing.Effective), cell(costing.List), N(fmt.Sprint(ct.Rows), float64(ct.Rows)), T(basis))
+		}
+		if len(b.Totals) == 0 {
+			t.AddRow(T(r.Name), T(""), T(Unknown), T(Unknown), T(Unknown), N("0", 0), T(string(b.Status)))
+		}
+	}
+	if len(t.Rows) == 0 {
+		return nil
+	}
+	t.Notes = append(t.Notes, "billed: invoiced cost (FOCUS BilledCost; AWS CUR net unblended, else unblended cost); effective: amortised, commitment-aware cost (FOCUS EffectiveCost; CUR reservation and savings-plan effective cost); list: on-demand reference (FOCUS ListCost; CUR public on-demand cost); --basis chooses the one TOTAL_COST and the unit costs use")
 	return t
 }
 

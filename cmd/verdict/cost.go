@@ -2,10 +2,14 @@ package main
 
 import (
 	"context"
+	"fmt"
+	"regexp"
+	"strings"
 
 	"github.com/urfave/cli/v3"
 
 	"github.com/verdict-llm/verdict/analysis"
+	"github.com/verdict-llm/verdict/costing"
 	"github.com/verdict-llm/verdict/render"
 )
 
@@ -25,19 +29,31 @@ output says so. Prints every charge share, quote line, total and unit cost
 (per successful request, per 1M output tokens, per 1M total tokens) and
 stores them in each bundle as costs.parquet, which reports read.
 
+Bills are totalled on every basis they have: billed (invoiced: FOCUS
+BilledCost, AWS CUR net unblended else unblended cost), effective
+(amortised, commitment-aware: FOCUS EffectiveCost, CUR reservation and
+savings-plan effective cost) and list (on-demand: FOCUS ListCost, CUR
+public on-demand cost); --basis chooses the one TOTAL_COST and the unit
+costs use. Unit costs come twice: steady state (the rate per hour over the
+measured throughput, with its interval) and billed for the test run (its
+own cost, minimums and rounding included, over its counts).
+
 A run without timestamps (most tools record none) cannot be billed; a quote
-then prices its duration_s. Costs in several currencies are never added up.
+then prices its duration_s. Costs in several currencies are never added up
+unless --currency names one and --fx gives the rate from each other:
+--currency USD --fx EUR=1.08 states 1 EUR as 1.08 USD.
 
 Examples:
    verdict cost --quote quote-a.yaml out/platform-a.bundle
    verdict cost --billing focus-2026-11.csv --billing cur-2026-11.csv capture.bundle
-   verdict cost --quote a.yaml --quote b.yaml --format json a.bundle b.bundle`,
-		Flags: []cli.Flag{
+   verdict cost --quote a.yaml --quote b.yaml --format json a.bundle b.bundle
+   verdict cost --billing focus.csv --basis list --currency USD --fx EUR=1.08 capture.bundle`,
+		Flags: append([]cli.Flag{
 			&cli.StringSliceFlag{Name: "billing", Usage: "billing export `FILE` (repeatable)", TakesFile: true},
 			&cli.StringSliceFlag{Name: "quote", Usage: "quote `FILE` (YAML): one for every run, or one per BUNDLE in order", TakesFile: true},
 			&cli.BoolFlag{Name: "no-store", Usage: "print only; do not write costs.parquet into the bundles"},
 			formatFlag("table"),
-		},
+		}, costFlags()...),
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			if cmd.NArg() == 0 {
 				return usage("cost: give at least one BUNDLE")
@@ -46,7 +62,11 @@ Examples:
 			if err != nil {
 				return usage("%v", err)
 			}
-			o := analysis.CostOptions{Billing: cmd.StringSlice("billing"), Quotes: cmd.StringSlice("quote"), Store: !cmd.Bool("no-store")}
+			s, err := costSettings(cmd)
+			if err != nil {
+				return err
+			}
+			o := analysis.CostOptions{Billing: cmd.StringSlice("billing"), Quotes: cmd.StringSlice("quote"), Store: !cmd.Bool("no-store"), Settings: s}
 			if len(o.Billing) == 0 && len(o.Quotes) == 0 {
 				return usage("cost: give --billing exports, --quote files, or both")
 			}
@@ -57,4 +77,50 @@ Examples:
 			return render.WriteCost(cmd.Root().Writer, res, f)
 		},
 	}
+}
+
+// costFlags are the cost choices verdict cost and verdict report share.
+func costFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "basis", Usage: "`BASIS` of the bill costs that TOTAL_COST and unit costs use: effective (amortised, the default), billed (invoiced) or list (on-demand)"},
+		&cli.StringFlag{Name: "currency", Usage: "state every cost in `CUR` (ISO 4217), converting with --fx"},
+		&cli.StringSliceFlag{Name: "fx", Usage: "exchange rate `FROM=RATE`: 1 FROM is RATE of --currency (repeatable; exact decimal, e.g. EUR=1.08)"},
+	}
+}
+
+var currencyCode = regexp.MustCompile(`^[A-Za-z]{3}$`)
+
+// costSettings reads --basis, --currency and --fx.
+func costSettings(cmd *cli.Command) (analysis.CostSettings, error) {
+	var s analysis.CostSettings
+	switch b := costing.CostBasis(cmd.String("basis")); b {
+	case "", costing.Effective, costing.Billed, costing.List:
+		s.Basis = b
+	default:
+		return s, usage("--basis %q: want effective, billed or list", b)
+	}
+	if c := cmd.String("currency"); c != "" {
+		if !currencyCode.MatchString(c) {
+			return s, usage("--currency %q: want a three-letter ISO 4217 code such as USD", c)
+		}
+		s.Currency = strings.ToUpper(c)
+	}
+	for _, fx := range cmd.StringSlice("fx") {
+		from, rate, ok := strings.Cut(fx, "=")
+		d, err := costing.ParseDecimal(rate)
+		if !ok || !currencyCode.MatchString(from) || err != nil || d.Sign() <= 0 {
+			return s, usage("--fx %q: want FROM=RATE, e.g. EUR=1.08 (1 EUR = 1.08 of --currency)", fx)
+		}
+		if s.Currency == "" {
+			return s, usage("--fx %s needs --currency: the currency the rate converts into", fx)
+		}
+		from = strings.ToUpper(from)
+		for _, r := range s.FX {
+			if r.From == from {
+				return s, usage("--fx %s given twice", from)
+			}
+		}
+		s.FX = append(s.FX, costing.ExchangeRate{From: from, To: s.Currency, Rate: d, Source: fmt.Sprintf("--fx %s=%s", from, rate)})
+	}
+	return s, nil
 }

@@ -2,8 +2,10 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"math"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -98,5 +100,103 @@ func TestCostBill(t *testing.T) {
 	// The steady-state rate: 73.74 USD over 0.75 h.
 	if math.Abs(steady-73.74/0.75) > 1e-9 {
 		t.Errorf("steady rate %v, want %v", steady, 73.74/0.75)
+	}
+}
+
+// captureBundle writes a bundle of one run of resource i-0a1b2c3d4e5f60718
+// with a timestamped window.
+func captureBundle(t *testing.T, start time.Time, d time.Duration) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "cap.bundle")
+	w, err := schemas.CreateBundle(dir, schemas.BundleOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.AddRun(schemas.Run{ID: "capture-000000000002", Tool: "verdict-capture", Format: "capture", Scenario: schemas.ScenarioServer,
+		Arrival: schemas.ArrivalPoisson, Completed: schemas.Some(int64(1000)), WindowStart: schemas.Some(start),
+		WindowEnd: schemas.Some(start.Add(d)), DurationS: schemas.Some(d.Seconds()),
+		SUT: schemas.Inventory{ResourceIDs: []string{"i-0a1b2c3d4e5f60718"}}})
+	if err := w.Commit(schemas.Manifest{}); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// TestCostBasesAndCurrencies: a 30-minute run takes half of an hourly USD
+// row (billed 98.32, effective 80, list 120) and half of an hourly EUR row
+// (10 on every basis). Without --currency there is no single total, and
+// the message names the flags; with --currency USD --fx EUR=1.08 the
+// total is, by hand, effective 40 + 5 x 1.08 = 45.40 USD, billed 49.16 +
+// 5.40 = 54.56, list 60 + 5.40 = 65.40.
+func TestCostBasesAndCurrencies(t *testing.T) {
+	dir := captureBundle(t, time.Date(2026, 11, 24, 10, 0, 0, 0, time.UTC), 30*time.Minute)
+	bill := "testdata/focus-mixed.csv"
+	code, out, errs := runCLI(t, "cost", "--no-store", "--billing", bill, dir)
+	if code != 0 {
+		t.Fatal(errs)
+	}
+	for _, want := range []string{"Bill totals by basis", "49.16 USD", "40.00 USD", "60.00 USD", "5.00 EUR",
+		"charges in several currencies: EUR, USD; give --currency CUR and --fx FROM=RATE"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("without --currency: no %q in\n%s", want, out)
+		}
+	}
+	if strings.Contains(out+errs, "JoinOptions") {
+		t.Errorf("the message names a Go option:\n%s", out)
+	}
+	code, out, errs = runCLI(t, "cost", "--no-store", "--billing", bill, "--currency", "usd", dir)
+	if code != 0 || !strings.Contains(out, "no exchange rate from EUR to USD: give --fx EUR=RATE") {
+		t.Errorf("no rate: exit %d\n%s\n%s", code, out, errs)
+	}
+	for _, c := range []struct {
+		basis string
+		total string
+	}{{"", "45.40"}, {"effective", "45.40"}, {"billed", "54.56"}, {"list", "65.40"}} {
+		args := []string{"cost", "--billing", bill, "--currency", "USD", "--fx", "EUR=1.08", "--format", "json", "--no-store", dir}
+		if c.basis != "" {
+			args = append(args, "--basis", c.basis)
+		}
+		code, out, errs := runCLI(t, args...)
+		if code != 0 {
+			t.Fatal(errs)
+		}
+		var doc struct {
+			Records []struct {
+				Item, Amount, Currency, Sort string
+				AmountValue                  float64 `json:"amount_value"`
+			}
+		}
+		if err := json.Unmarshal([]byte(out), &doc); err != nil {
+			t.Fatal(err)
+		}
+		var total, steady string
+		var rate float64
+		for _, r := range doc.Records {
+			switch r.Item {
+			case "TOTAL_COST":
+				total = r.Amount + " " + r.Currency
+			case "STEADY_RATE_PER_HOUR":
+				steady, rate = r.Currency, r.AmountValue
+			}
+		}
+		want, _ := strconv.ParseFloat(c.total, 64)
+		if total != c.total+" USD" && total != c.total+"00 USD" || steady != "USD" || math.Abs(rate-want*2) > 1e-9 {
+			t.Errorf("--basis %q: TOTAL_COST %q, steady %v %s; want %s USD and %v USD/h", c.basis, total, rate, steady, c.total, want*2)
+		}
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--fx", "EUR=1.08"}, "--fx EUR=1.08 needs --currency"},
+		{[]string{"--currency", "USD", "--fx", "EUR"}, `--fx "EUR": want FROM=RATE`},
+		{[]string{"--currency", "USD", "--fx", "EUR=-1"}, `--fx "EUR=-1"`},
+		{[]string{"--currency", "dollars"}, `--currency "dollars"`},
+		{[]string{"--basis", "net"}, `--basis "net"`},
+	} {
+		code, _, errs := runCLI(t, append(append([]string{"cost", "--no-store", "--billing", bill}, c.args...), dir)...)
+		if code != exitInput || !strings.Contains(errs, c.want) {
+			t.Errorf("%v: exit %d %s; want %q", c.args, code, errs, c.want)
+		}
 	}
 }

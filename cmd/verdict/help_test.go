@@ -69,7 +69,7 @@ var skipWhen = []struct {
 	reason string
 }{
 	{regexp.MustCompile(`https?://(gpu-1|host|10\.0\.1\.20)[:/]`), false, "needs a real inference endpoint (and the GPU host's dcgm-exporter)"},
-	{regexp.MustCompile(`^verdict capture --endpoint http://127\.0\.0\.1:8000/`), true, "-short: capturing from the reference server takes about 20 s"},
+	{regexp.MustCompile(`^verdict capture --endpoint http://127\.0\.0\.1:8000\b`), true, "-short: capturing from the reference server takes about 20 s"},
 }
 
 // An exampleGroup is the examples of one help text or one README block, run

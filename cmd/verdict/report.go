@@ -63,7 +63,7 @@ Examples:
    verdict report --billing focus-2025-06.csv --xlsx costs.xlsx capture.bundle
    verdict report --format markdown a.bundle >> "$GITHUB_STEP_SUMMARY"
    verdict report --slo 'ttft:p99<=500ms,tpot:p99<=80ms' --html capacity.html h100.bundle l40s.bundle`,
-		Flags: []cli.Flag{
+		Flags: append([]cli.Flag{
 			&cli.StringSliceFlag{Name: "billing", Usage: "billing export `FILE` (FOCUS, AWS CUR, GCP, Azure; repeatable)", TakesFile: true},
 			&cli.StringSliceFlag{Name: "quote", Usage: "quote `FILE` (YAML): one for every run, or one per BUNDLE in order (repeatable)", TakesFile: true},
 			&cli.StringFlag{Name: "xlsx", Usage: "write the Excel workbook to `FILE`", TakesFile: true},
@@ -81,7 +81,7 @@ Examples:
 			&cli.StringFlag{Name: "interval", Value: string(analysis.DefaultCapacity.Interval), Usage: "how the capacity section's intervals resample requests: block, stationary, ess or iid"},
 			&cli.BoolFlag{Name: "force", Usage: "replace output files that exist (outputs inside an input are always refused)"},
 			&cli.StringFlag{Name: "format", Aliases: []string{"f"}, Value: "table", Usage: "output `FORMAT`: table, json or markdown"},
-		},
+		}, costFlags()...),
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			if cmd.NArg() == 0 {
 				return usage("report: give at least one BUNDLE")
@@ -102,11 +102,15 @@ Examples:
 			if err != nil {
 				return err
 			}
+			cs, err := costSettings(cmd)
+			if err != nil {
+				return err
+			}
 			a := reportArgs{bundles: cmd.Args().Slice(), format: f, xlsx: cmd.String("xlsx"), plots: cmd.String("plots"),
 				html: cmd.String("html"), markdown: cmd.String("markdown"), policy: cmd.String("policy"), noValidate: cmd.Bool("no-validate"),
 				maxRequestRows: cmd.Int("max-request-rows"),
 				opts: analysis.ReportOptions{Title: cmd.String("title"), VerdictVersion: verdictVersion(), Billing: cmd.StringSlice("billing"),
-					Quotes: cmd.StringSlice("quote"), Confidence: ci, Resamples: cmd.Int("resamples"), Seed: cmd.Uint64("seed"), Capacity: capOpts}}
+					Quotes: cmd.StringSlice("quote"), Confidence: ci, Resamples: cmd.Int("resamples"), Seed: cmd.Uint64("seed"), Capacity: capOpts, Cost: cs}}
 			return writeReport(ctx, a, cmd.Root().Writer, cmd.Root().ErrWriter)
 		},
 	}
