@@ -98,9 +98,10 @@ func EDivisive(xs, se []float64, o ChangePointOptions) []ChangePoint {
 	r := rand.New(rand.NewPCG(o.Seed, 0x9e3779b97f4a7c15))
 	cuts := []int{0, len(xs)}
 	work := make([]float64, len(xs))
+	scratch := make([]float64, 2*(len(xs)+1)) // segmentSplit's prefix and suffix sums, reused
 	var found []ChangePoint
 	for {
-		tau, q, ok := bestSplit(xs, cuts, o.MinSize)
+		tau, q, ok := bestSplit(xs, cuts, o.MinSize, scratch)
 		if !ok {
 			break
 		}
@@ -111,7 +112,7 @@ func EDivisive(xs, se []float64, o ChangePointOptions) []ChangePoint {
 				seg := work[cuts[k]:cuts[k+1]]
 				r.Shuffle(len(seg), func(i, j int) { seg[i], seg[j] = seg[j], seg[i] })
 			}
-			if _, qp, ok := bestSplit(work, cuts, o.MinSize); ok && qp >= q {
+			if _, qp, ok := bestSplit(work, cuts, o.MinSize, scratch); ok && qp >= q {
 				above++
 			}
 		}
@@ -139,11 +140,12 @@ func EDivisive(xs, se []float64, o ChangePointOptions) []ChangePoint {
 }
 
 // bestSplit returns the split with the largest Q over the segments of
-// cuts, each side at least minSize long.
-func bestSplit(xs []float64, cuts []int, minSize int) (tau int, q float64, ok bool) {
+// cuts, each side at least minSize long. scratch holds at least
+// 2(len(xs)+1) values.
+func bestSplit(xs []float64, cuts []int, minSize int, scratch []float64) (tau int, q float64, ok bool) {
 	q = math.Inf(-1)
 	for k := 0; k+1 < len(cuts); k++ {
-		t, v, found := segmentSplit(xs[cuts[k]:cuts[k+1]], minSize)
+		t, v, found := segmentSplit(xs[cuts[k]:cuts[k+1]], minSize, scratch)
 		if found && v > q {
 			tau, q, ok = cuts[k]+t, v, true
 		}
@@ -153,14 +155,15 @@ func bestSplit(xs []float64, cuts []int, minSize int) (tau int, q float64, ok bo
 
 // segmentSplit maximises EDivisiveQ over the splits of one segment. It
 // keeps the within-sums of every prefix and suffix, so a segment of n
-// values costs O(n²).
-func segmentSplit(z []float64, minSize int) (tau int, q float64, ok bool) {
+// values costs O(n²); scratch (at least 2(n+1) values) holds the sums.
+func segmentSplit(z []float64, minSize int, scratch []float64) (tau int, q float64, ok bool) {
 	n := len(z)
 	if n < 2*minSize {
 		return 0, 0, false
 	}
 	// within[i] = Σ_{a<b<i} |z_a - z_b| (prefix), suffix likewise.
-	prefix := make([]float64, n+1)
+	prefix := scratch[:n+1]
+	prefix[0] = 0
 	for i := 1; i <= n; i++ {
 		s := 0.0
 		for a := 0; a < i-1; a++ {
@@ -168,7 +171,8 @@ func segmentSplit(z []float64, minSize int) (tau int, q float64, ok bool) {
 		}
 		prefix[i] = prefix[i-1] + s
 	}
-	suffix := make([]float64, n+1) // suffix[i] = Σ_{i<=a<b<n}
+	suffix := scratch[n+1 : 2*(n+1)] // suffix[i] = Σ_{i<=a<b<n}
+	suffix[n] = 0
 	for i := n - 1; i >= 0; i-- {
 		s := 0.0
 		for b := i + 1; b < n; b++ {

@@ -19,7 +19,7 @@ func TestEDivisiveQHand(t *testing.T) {
 	for i := range z {
 		z[i] = r.NormFloat64()
 	}
-	tau, q, ok := segmentSplit(z, 2)
+	tau, q, ok := segmentSplit(z, 2, make([]float64, 2*(len(z)+1)))
 	if !ok {
 		t.Fatal("no split")
 	}
