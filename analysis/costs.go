@@ -27,6 +27,11 @@ type CostSettings struct {
 	// several currencies are never added up.
 	Currency string
 	FX       []costing.ExchangeRate
+	// TimeZone is the zone of the local times without a zone that some
+	// tools write (vLLM's date, the end of the run to the second) for runs
+	// whose inventory names none (Inventory.TimeZone): with it and the
+	// run's duration such a run gets a window a bill can be joined to.
+	TimeZone *time.Location
 }
 
 func (s CostSettings) join() costing.JoinOptions {
@@ -76,6 +81,13 @@ type RunCosting struct {
 	// WindowFromDuration: the quote's run time is Run.DurationS, there
 	// being no timestamps.
 	WindowFromDuration bool
+	// WindowFromDate: the window is the tool's local end time (vLLM's
+	// date) in a time zone, minus the run's duration; WindowNote says
+	// which zone and how precise.
+	WindowFromDate bool
+	// NoWindowWhy says why the run has no window a bill can be joined to
+	// ("" when it has one).
+	NoWindowWhy string
 	// QuoteFile is the quote applied; Quote is nil when none applied or
 	// the run could not be priced (QuoteErr says why).
 	QuoteFile string
@@ -164,6 +176,84 @@ func (c *RunCosting) Unit(metric string) (costing.UnitCost, bool) {
 	return costing.UnitCost{}, false
 }
 
+// vllmDate is the layout of vLLM's date: local time, no zone, seconds.
+const vllmDate = "20060102-150405"
+
+// DateWindow makes a run window from a tool's local end time without a
+// zone (Run.ToolDate as vLLM writes date, "%Y%m%d-%H%M%S" when the run
+// finished, docs/formats/vllm.md) and the run's duration: the zone is the
+// inventory's time_zone, else tz. The date is truncated to the second, so
+// the end is taken as date + 0.5 s (±0.5 s, plus the moment vLLM takes to
+// write the file) and the start as the end minus DurationS. why says, when
+// no window can be made, what is missing.
+func DateWindow(run schemas.Run, tz *time.Location) (start, end time.Time, note, why string) {
+	if run.ToolDate == "" {
+		return start, end, "", "the run has no timestamps (its tool records none)"
+	}
+	local, err := time.Parse(vllmDate, run.ToolDate)
+	if err != nil {
+		return start, end, "", fmt.Sprintf("the run has no timestamps (its date %q is not vLLM's %%Y%%m%%d-%%H%%M%%S)", run.ToolDate)
+	}
+	if !run.DurationS.OK || !(run.DurationS.V > 0) {
+		return start, end, "", fmt.Sprintf("the run has no timestamps and no duration to go back from its date %s", run.ToolDate)
+	}
+	zone, from := tz, "--timezone"
+	if run.SUT.TimeZone != "" {
+		if l, err := time.LoadLocation(run.SUT.TimeZone); err == nil {
+			zone, from = l, "the inventory's time_zone"
+		}
+	}
+	if zone == nil {
+		return start, end, "", fmt.Sprintf("the run has no timestamps: its date %s is local time without a zone (give --timezone Area/City, or time_zone in its inventory)", run.ToolDate)
+	}
+	end = time.Date(local.Year(), local.Month(), local.Day(), local.Hour(), local.Minute(), local.Second(), 5e8, zone).UTC()
+	start = end.Add(-time.Duration(run.DurationS.V * float64(time.Second)))
+	note = fmt.Sprintf("run window %s to %s: the date %s (the local end of the run, to the second: ±0.5 s) in %s (%s), minus duration_s %s s",
+		start.Format(time.RFC3339Nano), end.Format(time.RFC3339Nano), run.ToolDate, zone, from, units.Sig(run.DurationS.V, 9))
+	return start, end, note, ""
+}
+
+// Billed says whether a bill costed the run, and if not why not: no
+// window, no resource ID, no matching lines, or charges in several
+// currencies. Both are zero when no bill was given.
+func (c *RunCosting) Billed() (billed bool, why string) {
+	if c.Bill == nil {
+		return false, ""
+	}
+	b := c.Bill
+	switch {
+	case b.Status == costing.NoWindow:
+		return false, "no window: " + cmp.Or(c.NoWindowWhy, "the run has no timestamped window")
+	case b.Status == costing.NoCharges && len(c.Window.ResourceIDs) == 0:
+		return false, "no resource ID: its inventory names none (cloud.resource_ids in the --sut file given to ingest or capture)"
+	case b.Status == costing.NoCharges:
+		var ws []string
+		for _, e := range b.Warnings {
+			if errors.Is(e, costing.ErrUnmatched) || errors.Is(e, costing.ErrNoOverlap) {
+				ws = append(ws, strings.TrimPrefix(e.Error(), "costing: "))
+			}
+		}
+		if len(ws) == 0 {
+			ws = append(ws, "no included line")
+		}
+		return false, "no matching lines: " + strings.Join(ws, "; ")
+	case b.Total == nil:
+		_, why := c.billTotalWhy()
+		return false, why
+	}
+	return true, ""
+}
+
+func (c *RunCosting) billTotalWhy() (bool, string) {
+	w := "bill: no total"
+	for _, e := range c.Bill.Warnings {
+		if errors.Is(e, costing.ErrMixedCurrency) || errors.Is(e, costing.ErrNoRate) {
+			w = "bill: " + e.Error()
+		}
+	}
+	return false, w
+}
+
 // Why says why a run has no cost.
 func (c *RunCosting) Why() string {
 	var why []string
@@ -173,17 +263,12 @@ func (c *RunCosting) Why() string {
 	if c.Bill != nil {
 		switch c.Bill.Status {
 		case costing.NoWindow:
-			why = append(why, "bill: the run has no timestamped window")
+			why = append(why, "bill: "+cmp.Or(c.NoWindowWhy, "the run has no timestamped window"))
 		case costing.NoCharges:
 			why = append(why, "bill: no charge of the run's resources overlaps its window")
 		default:
 			if c.Bill.Total == nil {
-				w := "bill: no total"
-				for _, e := range c.Bill.Warnings {
-					if errors.Is(e, costing.ErrMixedCurrency) || errors.Is(e, costing.ErrNoRate) {
-						w = "bill: " + e.Error()
-					}
-				}
+				_, w := c.billTotalWhy()
 				why = append(why, w)
 			}
 		}
@@ -242,8 +327,11 @@ func loadCosts(rep *Report, dirs []string, o ReportOptions) (*ReportCosts, error
 		if run.WindowStart.OK && run.WindowEnd.OK {
 			w.Start, w.End = run.WindowStart.V, run.WindowEnd.V
 			c.WindowNote = "run window " + w.Start.UTC().Format(time.RFC3339Nano) + " to " + w.End.UTC().Format(time.RFC3339Nano)
+		} else if start, end, note, why := DateWindow(run, o.Cost.TimeZone); why == "" {
+			w.Start, w.End, c.WindowNote, c.WindowFromDate = start, end, note, true
 		} else {
-			c.WindowNote = "the run has no timestamps, so no bill can be joined to it"
+			c.NoWindowWhy = why
+			c.WindowNote = why + ", so no bill can be joined to it"
 		}
 		if len(w.ResourceIDs) == 0 && len(o.Billing) > 0 {
 			c.WindowNote += "; no resource IDs in its inventory (cloud.resource_ids), so no bill row can match it"

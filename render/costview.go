@@ -24,8 +24,10 @@ func WriteCost(w io.Writer, res *analysis.CostResult, f Format) error {
 		t.Notes = append(t.Notes, fmt.Sprintf("stored as costs.parquet in %d bundle(s)", len(res.Stored)))
 	}
 	ts := []*Table{t}
-	if b := BillBasesTable(res.Report); b != nil {
-		ts = append(ts, b)
+	for _, b := range []*Table{BillingTable(res.Report), BillBasesTable(res.Report)} {
+		if b != nil {
+			ts = append(ts, b)
+		}
 	}
 	return Write(w, f, ts)
 }

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/verdict-llm/verdict/analysis"
 	"github.com/verdict-llm/verdict/costing"
@@ -50,8 +51,10 @@ func ReportTables(rep *analysis.Report, brief bool) []*Table {
 	out = append(out, ValidationTable(rep))
 	if rep.Costs != nil {
 		out = append(out, CostsTable(rep))
-		if b := BillBasesTable(rep); b != nil {
-			out = append(out, b)
+		for _, b := range []*Table{BillingTable(rep), BillBasesTable(rep)} {
+			if b != nil {
+				out = append(out, b)
+			}
 		}
 	}
 	out = append(out, reportCapacityTables(rep, brief)...)
@@ -382,6 +385,38 @@ func ValidationTable(rep *analysis.Report) *Table {
 	return t
 }
 
+// BillingTable says per run whether the bills costed it, over which
+// window, and if not why not. Nil without bills.
+func BillingTable(rep *analysis.Report) *Table {
+	if rep.Costs == nil || rep.Costs.Join == nil {
+		return nil
+	}
+	t := &Table{Title: "Billing by run", Columns: []string{"run", "billed", "window", "why not"}}
+	n := 0
+	for _, r := range rep.Runs {
+		if r.Cost == nil {
+			continue
+		}
+		billed, why := r.Cost.Billed()
+		win := Unknown
+		if w := r.Cost.Window; w.HasWindow() {
+			win = w.Start.UTC().Format(time.RFC3339Nano) + " to " + w.End.UTC().Format(time.RFC3339Nano)
+			if r.Cost.WindowFromDate {
+				win += " (from the tool's local date)"
+			}
+		}
+		yes := "yes"
+		if !billed {
+			yes, n = "NO", n+1
+		}
+		t.AddRow(T(r.Name), T(yes), T(win), T(why))
+	}
+	if n > 0 {
+		t.Notes = append(t.Notes, fmt.Sprintf("%d of %d runs could not be billed; 'why not' says what is missing", n, len(rep.Runs)))
+	}
+	return t
+}
+
 // BillBasesTable shows each billed run's totals per currency on every
 // basis the bills carry, side by side: billed (invoiced), effective
 // (amortised) and list (on-demand), and which one TOTAL_COST uses. Nil
@@ -406,9 +441,6 @@ func BillBasesTable(rep *analysis.Report) *Table {
 				return N(v.String()+" "+ct.Currency, v.Float64())
 			}
 			t.AddRow(T(r.Name), T(ct.Currency), cell(costing.Billed), cell(costing.Effective), cell(costing.List), N(fmt.Sprint(ct.Rows), float64(ct.Rows)), T(basis))
-		}
-		if len(b.Totals) == 0 {
-			t.AddRow(T(r.Name), T(""), T(Unknown), T(Unknown), T(Unknown), N("0", 0), T(string(b.Status)))
 		}
 	}
 	if len(t.Rows) == 0 {
@@ -437,7 +469,11 @@ func CostsTable(rep *analysis.Report) *Table {
 			}
 			amount = N(text+" "+c.Currency, c.AmountFloat)
 		}
-		t.AddRow(T(name[c.RunID]), T(c.Source), T(c.Item), T(c.Rate), T(c.Quantity), T(c.Unit), amount, T(c.Formula), T(c.Notes))
+		item := c.Item
+		if c.Sort == "total" && c.Basis != "" {
+			item += " (" + c.Basis + ")"
+		}
+		t.AddRow(T(name[c.RunID]), T(c.Source), T(item), T(c.Rate), T(c.Quantity), T(c.Unit), amount, T(c.Formula), T(c.Notes))
 	}
 	for _, r := range rep.Runs {
 		if c := r.Cost; c != nil {

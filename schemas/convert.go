@@ -137,6 +137,7 @@ func AppendRun(b *array.RecordBuilder, r *Run) {
 	appendI64(next(), s.WarmupRequests)
 	appendStrList(next(), s.ResourceIDs)
 	appendStr(next(), s.Parallelism)
+	appendStr(next(), s.TimeZone)
 	if i != len(f) {
 		panic(fmt.Sprintf("schemas: AppendRun filled %d of %d columns", i, len(f)))
 	}
@@ -386,6 +387,7 @@ func DecodeRuns(rec arrow.RecordBatch) []Run {
 			Endpoint: c.str("sut_endpoint", i), ClientLocation: c.str("sut_client_location", i),
 			CacheState: c.str("sut_cache_state", i), WarmupRequests: c.i64("sut_warmup_requests", i),
 			ResourceIDs: c.strList("sut_resource_ids", i), Parallelism: c.str("sut_parallelism", i),
+			TimeZone: c.str("sut_time_zone", i),
 		}
 	}
 	return out

@@ -6,6 +6,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/verdict-llm/verdict/internal/yamlin"
 )
@@ -41,6 +42,11 @@ type Inventory struct {
 	CacheState     string     `json:"cache_state"` // see CacheStates
 	WarmupRequests Opt[int64] `json:"warmup_requests"`
 	ResourceIDs    []string   `json:"resource_ids"` // cloud resource IDs billed for the run
+	// TimeZone is the IANA name (Area/City) of the zone of the clock the
+	// benchmark tool read, for tools that write local times without a
+	// zone (vLLM's date): with it such a run has a window a bill can be
+	// joined to.
+	TimeZone string `json:"time_zone,omitempty"`
 }
 
 // Reasoning modes: the values Inventory.Reasoning may take besides "".
@@ -102,6 +108,7 @@ func (inv Inventory) Fields() [][2]string {
 //	cache_state: cold
 //	warmup_requests: 10
 //	cloud: {resource_ids: [i-0abc123]}
+//	time_zone: Europe/Berlin
 type inventoryFile struct {
 	Model struct {
 		Name         string `yaml:"name"`
@@ -134,6 +141,7 @@ type inventoryFile struct {
 	Cloud          struct {
 		ResourceIDs []string `yaml:"resource_ids"`
 	} `yaml:"cloud"`
+	TimeZone string `yaml:"time_zone"`
 }
 
 // LoadInventory reads a system-under-test YAML file (layout in the
@@ -163,7 +171,12 @@ func ParseInventory(name string, data []byte) (Inventory, error) {
 		Image:   f.Image,
 		Dataset: f.Dataset.Name, DatasetSHA256: strings.ToLower(f.Dataset.SHA256),
 		Endpoint: f.Endpoint, ClientLocation: f.ClientLocation, CacheState: f.CacheState,
-		ResourceIDs: f.Cloud.ResourceIDs,
+		ResourceIDs: f.Cloud.ResourceIDs, TimeZone: f.TimeZone,
+	}
+	if inv.TimeZone != "" {
+		if _, err := time.LoadLocation(inv.TimeZone); err != nil || inv.TimeZone == "Local" {
+			return Inventory{}, fmt.Errorf("%s: time_zone %q is not an IANA time zone name such as Europe/Berlin or UTC", name, inv.TimeZone)
+		}
 	}
 	if f.GPU.Count != nil {
 		if *f.GPU.Count < 1 {

@@ -123,6 +123,7 @@ var (
 		plain("sut_warmup_requests", i64, true),
 		plain("sut_resource_ids", strList, true),
 		described("sut_parallelism", str, true, "parallelism of the serving engine(s), e.g. tp=8 dp=1 pp=1 ep=1"),
+		described("sut_time_zone", str, true, "IANA time zone (Area/City) of the clock behind the tool's local times without a zone (vLLM's date)"),
 	})
 
 	requestsSchema = newTable(TableRequests, []arrow.Field{

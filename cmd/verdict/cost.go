@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"time"
 
 	"github.com/urfave/cli/v3"
 
@@ -39,7 +40,11 @@ measured throughput, with its interval) and billed for the test run (its
 own cost, minimums and rounding included, over its counts).
 
 A run without timestamps (most tools record none) cannot be billed; a quote
-then prices its duration_s. Costs in several currencies are never added up
+then prices its duration_s. vLLM's date is the local end of the run without
+a zone: with --timezone Area/City (or time_zone in the run's inventory) the
+run's window is that moment minus its duration. The table "Billing by run"
+says which runs could not be billed and why (no window, no resource ID, no
+matching lines). Costs in several currencies are never added up
 unless --currency names one and --fx gives the rate from each other:
 --currency USD --fx EUR=1.08 states 1 EUR as 1.08 USD.
 
@@ -85,6 +90,7 @@ func costFlags() []cli.Flag {
 		&cli.StringFlag{Name: "basis", Usage: "`BASIS` of the bill costs that TOTAL_COST and unit costs use: effective (amortised, the default), billed (invoiced) or list (on-demand)"},
 		&cli.StringFlag{Name: "currency", Usage: "state every cost in `CUR` (ISO 4217), converting with --fx"},
 		&cli.StringSliceFlag{Name: "fx", Usage: "exchange rate `FROM=RATE`: 1 FROM is RATE of --currency (repeatable; exact decimal, e.g. EUR=1.08)"},
+		&cli.StringFlag{Name: "timezone", Usage: "time `ZONE` (Area/City) of local times without a zone (vLLM's date) for runs whose inventory has no time_zone: the run's window for billing"},
 	}
 }
 
@@ -104,6 +110,13 @@ func costSettings(cmd *cli.Command) (analysis.CostSettings, error) {
 			return s, usage("--currency %q: want a three-letter ISO 4217 code such as USD", c)
 		}
 		s.Currency = strings.ToUpper(c)
+	}
+	if z := cmd.String("timezone"); z != "" {
+		l, err := time.LoadLocation(z)
+		if err != nil || z == "Local" {
+			return s, usage("--timezone %q: want an IANA time zone name such as Europe/Berlin or UTC", z)
+		}
+		s.TimeZone = l
 	}
 	for _, fx := range cmd.StringSlice("fx") {
 		from, rate, ok := strings.Cut(fx, "=")

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"math"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -198,5 +199,74 @@ func TestCostBasesAndCurrencies(t *testing.T) {
 		if code != exitInput || !strings.Contains(errs, c.want) {
 			t.Errorf("%v: exit %d %s; want %q", c.args, code, errs, c.want)
 		}
+	}
+}
+
+// TestCostTimezone bills a vLLM run from its date: platform-a.json ends at
+// 20261124-141500 local time and lasted 34.748682018 s. In Europe/Berlin
+// (UTC+1 in November) that is the window 13:14:25.751Z to 13:15:00.5Z, all
+// inside the 13:00 hourly row of 3.60 USD: 3.60 x 34.748682018 / 3600 =
+// 0.034748682 USD. In UTC the window falls an hour later, outside every
+// line; without a zone there is no window; a run without resource IDs
+// matches nothing. Each reason is stated.
+func TestCostTimezone(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	bill := write("bill.csv", `BilledCost,EffectiveCost,ListCost,BillingCurrency,ChargePeriodStart,ChargePeriodEnd,ChargeCategory,ChargeClass,ChargeFrequency,ResourceId,SkuId,PricingQuantity,PricingUnit,ProviderName
+3.60,3.60,3.60,USD,2026-11-24T13:00:00Z,2026-11-24T14:00:00Z,Usage,,Usage-Based,i-0demo,SKU-H100,1,Hours,AWS
+`)
+	ingest := func(name, sut string) string {
+		out := filepath.Join(dir, name)
+		args := []string{"ingest", "-o", out, demo + "platform-a.json"}
+		if sut != "" {
+			args = append(args, "--sut", write(name+".yaml", sut))
+		}
+		if code, _, errs := runCLI(t, args...); code != 0 {
+			t.Fatal(errs)
+		}
+		return out
+	}
+	a := ingest("a.bundle", "cloud: {resource_ids: [i-0demo]}\n")
+	noIDs := ingest("noids.bundle", "")
+	zoned := ingest("zoned.bundle", "cloud: {resource_ids: [i-0demo]}\ntime_zone: Europe/Berlin\n")
+
+	cost := func(args ...string) string {
+		t.Helper()
+		code, out, errs := runCLI(t, append([]string{"cost", "--no-store", "--billing", bill}, args...)...)
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, errs)
+		}
+		return out
+	}
+	const window = "2026-11-24T13:14:25.751317982Z to 2026-11-24T13:15:00.5Z (from the tool's local date)"
+	cases := []struct {
+		args []string
+		want []string
+	}{
+		{[]string{a}, []string{"Billing by run", "NO", "no window: the run has no timestamps: its date 20261124-141500 is local time without a zone (give --timezone Area/City, or time_zone in its inventory)", "1 of 1 runs could not be billed"}},
+		{[]string{"--timezone", "Europe/Berlin", a}, []string{window, "yes", "0.034748682", "the date 20261124-141500 (the local end of the run, to the second: ±0.5 s) in Europe/Berlin (--timezone)"}},
+		{[]string{zoned}, []string{window, "yes", "in Europe/Berlin (the inventory's time_zone)"}},
+		{[]string{"--timezone", "UTC", a}, []string{"NO", "no matching lines: no charge overlaps the run window: i-0demo has 1 charge(s) covering 2026-11-24T13:00:00Z to 2026-11-24T14:00:00Z"}},
+		{[]string{"--timezone", "Europe/Berlin", noIDs}, []string{"NO", "no resource ID: its inventory names none (cloud.resource_ids"}},
+	}
+	for _, c := range cases {
+		out := cost(c.args...)
+		for _, w := range c.want {
+			if !strings.Contains(out, w) {
+				t.Errorf("%v: no %q in\n%s", c.args, w, out)
+			}
+		}
+	}
+	if code, _, errs := runCLI(t, "cost", "--billing", bill, "--timezone", "Mars/Olympus", a); code != exitInput || !strings.Contains(errs, `--timezone "Mars/Olympus"`) {
+		t.Errorf("bad zone: exit %d %s", code, errs)
+	}
+	if code, _, errs := runCLI(t, "ingest", "-o", filepath.Join(dir, "x.bundle"), "--sut", write("bad.yaml", "time_zone: CEST\n"), demo+"platform-a.json"); code != exitInput || !strings.Contains(errs, `time_zone "CEST" is not an IANA time zone name`) {
+		t.Errorf("bad inventory zone: exit %d %s", code, errs)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"os/signal"
 	"runtime/debug"
 	"syscall"
+	_ "time/tzdata" // --timezone and inventories' time_zone work without the system's zoneinfo
 )
 
 // softMemoryLimit caps the Go heap softly. verdict's live data are
