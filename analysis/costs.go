@@ -450,7 +450,15 @@ func (rep *Report) CostRecords() []costing.CostRecord {
 			continue
 		}
 		if c.Quote != nil {
-			out = append(out, costing.QuoteRecords(c.Quote)...)
+			qr := costing.QuoteRecords(c.Quote)
+			if c.WindowFromDuration {
+				// The epoch only stood in for a start the run never
+				// recorded: the rows have a length, not a period.
+				for i := range qr {
+					qr[i].PeriodStart, qr[i].PeriodEnd = time.Time{}, time.Time{}
+				}
+			}
+			out = append(out, qr...)
 			out = append(out, costing.UnitCostRecords(r.Run.ID, "quote", c.QuoteUnits)...)
 		}
 		if c.Bill != nil {

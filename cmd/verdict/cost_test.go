@@ -52,6 +52,13 @@ func TestCostQuote(t *testing.T) {
 	if per := byItem["cost_per_successful_request"].AmountValue.V; math.Abs(per-total/float64(runs[0].Completed.V)) > 1e-12 {
 		t.Errorf("per request %v", per)
 	}
+	// A run without timestamps has a run time, not a period: no row
+	// claims the epoch as its start (it did before: 1970-01-01T00:00:00Z).
+	for _, r := range rows {
+		if r.PeriodStart.OK || r.PeriodEnd.OK {
+			t.Errorf("%s %s: period %v..%v for a run without timestamps", r.Sort, r.Item, r.PeriodStart, r.PeriodEnd)
+		}
+	}
 	if code, _, errs := runCLI(t, "cost", a); code != 2 || !strings.Contains(errs, "give --billing") {
 		t.Errorf("no inputs: %d %s", code, errs)
 	}
