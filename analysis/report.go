@@ -57,6 +57,11 @@ type ReportOptions struct {
 	Capacity *CapacityOptions
 	// Cost chooses the bills' basis, the currency and exchange rates.
 	Cost CostSettings
+	// TrendDataset, when set, adds the trend section (verdict report
+	// --trend): Trend over that dataset with TrendOptions (without a
+	// gate: Since is ignored). The report may then have no bundles.
+	TrendDataset string
+	Trend        TrendOptions
 }
 
 // ReportValidation is what validation concluded, as the report shows it.
@@ -149,7 +154,9 @@ type Report struct {
 	Definitions map[schemas.MetricID]schemas.MetricDef
 	// Capacity is the capacity section; nil without --slo.
 	Capacity *CapacityResult
-	Notes    []string
+	// Trend is the trend section; nil without --trend.
+	Trend *TrendReport
+	Notes []string
 	// Verdict is the answer on top: per compared pair, whether it may be
 	// compared, why, and what to supply (see ReportVerdict).
 	Verdict ReportVerdict
@@ -363,6 +370,15 @@ func LoadReport(ctx context.Context, dirs []string, o ReportOptions) (*Report, e
 			return nil, fmt.Errorf("capacity: %w", err)
 		}
 		rep.Capacity = c
+	}
+	if o.TrendDataset != "" {
+		to := o.Trend
+		to.Since = ""
+		tr, err := Trend(ctx, o.TrendDataset, to)
+		if err != nil {
+			return nil, fmt.Errorf("trend: %w", err)
+		}
+		rep.Trend = tr
 	}
 	return rep, nil
 }

@@ -5,7 +5,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"math"
+	"os"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"strconv"
@@ -225,6 +228,9 @@ func Trend(ctx context.Context, dir string, o TrendOptions) (*TrendReport, error
 	if !explicit {
 		specs = DefaultTrendMetrics
 	}
+	if err := checkDatasetPath(dir); err != nil {
+		return nil, err
+	}
 	// Every metric row of the kept runs: the pair rules judge
 	// definitions over all of them (schemas.ScanMetricColumns).
 	scanned, err := schemas.ScanDataset(ctx, dir, schemas.ScanOptions{})
@@ -232,6 +238,9 @@ func Trend(ctx context.Context, dir string, o TrendOptions) (*TrendReport, error
 		return nil, err
 	}
 	if len(scanned) == 0 {
+		if !schemas.IsDataset(dir) {
+			return nil, fmt.Errorf("%w: %s is not a dataset: it has no runs table (table=%s/) and no %s; verdict export --dataset writes one", ErrTrendInput, dir, schemas.TableRuns, schemas.DatasetFile)
+		}
 		return nil, fmt.Errorf("%w: %s holds no runs", ErrTrendInput, dir)
 	}
 	rep := &TrendReport{Dataset: dir, By: o.By, MinChange: o.MinChange}
@@ -415,6 +424,25 @@ func Trend(ctx context.Context, dir string, o TrendOptions) (*TrendReport, error
 		rep.Gate.Since = o.Since
 	}
 	return rep, nil
+}
+
+// checkDatasetPath says what a path that cannot be a dataset is instead:
+// missing, a file, or a bundle (which verdict export --dataset appends
+// to a dataset).
+func checkDatasetPath(dir string) error {
+	fi, err := os.Stat(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("%w: %s: no such dataset (verdict export --dataset DATASET BUNDLE writes one)", ErrTrendInput, dir)
+	case err != nil:
+		return fmt.Errorf("%w: %v", ErrTrendInput, err)
+	case !fi.IsDir():
+		return fmt.Errorf("%w: %s is a file, not a dataset (a directory written by verdict export --dataset)", ErrTrendInput, dir)
+	}
+	if _, err := os.Stat(filepath.Join(dir, schemas.ManifestFile)); err == nil {
+		return fmt.Errorf("%w: %s is a bundle, not a dataset: verdict export --dataset DATASET %s appends its runs to one", ErrTrendInput, dir, dir)
+	}
+	return nil
 }
 
 // MaxGatePermutations caps the permutations of a gated test: its

@@ -66,19 +66,11 @@ Examples:
 					return usage("%v (or junit)", err)
 				}
 			}
-			o := analysis.TrendOptions{By: cmd.String("by"), Since: cmd.String("since"), Vary: cmd.StringSlice("vary"), Split: cmd.StringSlice("split")}
-			mc, err := parsePercent(cmd.String("min-change"))
+			o, err := trendOptions(cmd, "")
 			if err != nil {
-				return usage("--min-change: %v", err)
+				return err
 			}
-			o.MinChange = mc
-			for _, m := range cmd.StringSlice("metric") {
-				ss, err := analysis.ParseTrendMetric(m)
-				if err != nil {
-					return usage("%s", inputText(err))
-				}
-				o.Metrics = append(o.Metrics, ss...)
-			}
+			o.Since = cmd.String("since")
 			if cmd.Bool("gate") && o.Since == "" {
 				return usage("--gate needs --since REF: the run ID, label value or date where the newest runs start")
 			}
@@ -116,6 +108,26 @@ Examples:
 			return nil
 		},
 	}
+}
+
+// trendOptions maps the trend flags (by, metric, min-change, vary and
+// split, each named with prefix: "" for verdict trend, "trend-" for
+// verdict report) to analysis.TrendOptions.
+func trendOptions(cmd *cli.Command, prefix string) (analysis.TrendOptions, error) {
+	o := analysis.TrendOptions{By: cmd.String(prefix + "by"), Vary: cmd.StringSlice(prefix + "vary"), Split: cmd.StringSlice(prefix + "split")}
+	mc, err := parsePercent(cmd.String(prefix + "min-change"))
+	if err != nil {
+		return o, usage("--%smin-change: %v", prefix, err)
+	}
+	o.MinChange = mc
+	for _, m := range cmd.StringSlice(prefix + "metric") {
+		ss, err := analysis.ParseTrendMetric(m)
+		if err != nil {
+			return o, usage("%s", strings.Replace(inputText(err), "--metric", "--"+prefix+"metric", 1))
+		}
+		o.Metrics = append(o.Metrics, ss...)
+	}
+	return o, nil
 }
 
 // parsePercent reads "2%" or "0.02".
