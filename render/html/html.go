@@ -8,6 +8,11 @@
 // hide a figure's series, and marks the document once every figure has
 // rendered.
 //
+// With a trend (verdict report --trend) the page has a Trend section: the
+// tables of verdict trend with each series' figure (plot.Trend) above its
+// table; a report of a trend alone, without bundles, has that section
+// only.
+//
 // Every text of the report passes through html/template's contextual
 // escaping. The SVG figures are inserted as markup; they come from
 // render/plot, whose SVG backend escapes text, and are checked here
@@ -42,6 +47,10 @@ type Options struct {
 	FontCSS string
 	// Notes are listed at the end (figures not drawn, and why).
 	Notes []string
+	// TrendFigures are the figures of the trend section, one per series
+	// of rep.Trend in its order (plot.Trend's): TrendFigures[i] is drawn
+	// above series i's table; one without SVG is left out.
+	TrendFigures []Figure
 }
 
 // A Figure is an SVG image with its title and caption.
@@ -115,11 +124,18 @@ type page struct {
 	Sections            []section
 	Notes               []string
 	Script              template.JS
+	// Dataset is the trend's dataset ("" without a trend).
+	Dataset string
+	// TrendOnly: a report of a trend alone (no bundles, no runs) has
+	// none of the bundles' sections.
+	TrendOnly bool
 }
 
 type section struct {
 	ID, Title string
 	Tables    []tableView
+	// Blocks follow the tables: figures with their tables.
+	Blocks []block
 }
 
 // WriteTo writes the report to w.
@@ -131,6 +147,10 @@ func WriteTo(ctx context.Context, w io.Writer, rep *analysis.Report, o Options) 
 	p.FontCSS = template.CSS(o.FontCSS)
 	for _, b := range rep.Bundles {
 		p.Bundles = append(p.Bundles, b.Path)
+	}
+	if rep.Trend != nil {
+		p.Dataset = rep.Trend.Dataset
+		p.TrendOnly = len(rep.Bundles) == 0 && len(rep.Runs) == 0
 	}
 	p.Verdict = rep.Verdict
 	for i, t := range render.DifferenceTables(rep) {
@@ -154,16 +174,25 @@ func WriteTo(ctx context.Context, w io.Writer, rep *analysis.Report, o Options) 
 	for i, r := range rep.Runs {
 		metrics.Tables = append(metrics.Tables, tableView{ID: fmt.Sprintf("metrics-%d", i+1), Table: render.ReportMetricsTable(rep, r)})
 	}
-	p.Sections = append(p.Sections,
-		section{ID: "inventory", Title: "System under test", Tables: inventory},
-		metrics,
-		section{ID: "validation", Title: "Validation", Tables: []tableView{{ID: "validation-table", Table: render.ValidationTable(rep), Open: true}}},
-	)
+	if !p.TrendOnly {
+		p.Sections = append(p.Sections,
+			section{ID: "inventory", Title: "System under test", Tables: inventory},
+			metrics,
+			section{ID: "validation", Title: "Validation", Tables: []tableView{{ID: "validation-table", Table: render.ValidationTable(rep), Open: true}}},
+		)
+	}
 	if rep.Costs != nil {
 		p.Sections = append(p.Sections, section{ID: "costs", Title: "Costs", Tables: []tableView{{ID: "costs-table", Table: render.CostsTable(rep), Open: true}}})
 	}
 	if rep.Capacity != nil {
 		p.Sections = append(p.Sections, capacitySection(rep.Capacity))
+	}
+	if rep.Trend != nil {
+		s, err := trendSection(rep.Trend, o.TrendFigures)
+		if err != nil {
+			return err
+		}
+		p.Sections = append(p.Sections, s)
 	}
 	defs := section{ID: "definitions", Title: "Definitions and sources", Tables: []tableView{{ID: "definitions-table", Table: render.DefinitionsTable(rep.Definitions)}}}
 	for i, b := range rep.Bundles {
@@ -171,7 +200,9 @@ func WriteTo(ctx context.Context, w io.Writer, rep *analysis.Report, o Options) 
 		t.Title = "Sources of " + b.Path
 		defs.Tables = append(defs.Tables, tableView{ID: fmt.Sprintf("sources-%d", i+1), Table: t})
 	}
-	p.Sections = append(p.Sections, defs)
+	if !p.TrendOnly {
+		p.Sections = append(p.Sections, defs)
+	}
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -311,12 +342,12 @@ details.notes > summary { font-weight: normal; color: #57606a; font-size: 0.85re
 <body>
 <header>
 <h1>{{.Title}}</h1>
-<p class="meta">Written by verdict{{if .Version}} {{.Version}}{{end}} from {{range $i, $b := .Bundles}}{{if $i}}, {{end}}<code>{{$b}}</code>{{end}}.
+<p class="meta">Written by verdict{{if .Version}} {{.Version}}{{end}} from {{range $i, $b := .Bundles}}{{if $i}}, {{end}}<code>{{$b}}</code>{{end}}{{if .Dataset}}{{if .Bundles}} and {{end}}the history in <code>{{.Dataset}}</code>{{end}}.
 Runs are in input order and are not ranked.</p>
-<nav><a href="#verdict">Verdict</a><a href="#summary">Summary</a><a href="#figures">Figures</a>{{range .Sections}}<a href="#{{.ID}}">{{.Title}}</a>{{end}}</nav>
+<nav>{{if not .TrendOnly}}<a href="#verdict">Verdict</a><a href="#summary">Summary</a><a href="#figures">Figures</a>{{end}}{{range .Sections}}<a href="#{{.ID}}">{{.Title}}</a>{{end}}</nav>
 </header>
 <main>
-<section id="verdict">
+{{if not .TrendOnly}}<section id="verdict">
 <h2>Verdict</h2>
 <p class="headline">{{.Verdict.Headline}}</p>
 {{range .Verdict.Entries}}<div class="entry v-{{.Verdict}}">
@@ -340,11 +371,17 @@ Runs are in input order and are not ranked.</p>
 <figcaption><strong>{{.Title}}.</strong> {{.Caption}}</figcaption>
 </figure>
 {{end}}</section>
-{{range .Sections}}<section id="{{.ID}}">
+{{end}}{{range .Sections}}<section id="{{.ID}}">
 <h2>{{.Title}}</h2>
 {{range .Tables}}{{if .Open}}{{template "table" .}}{{else}}<details id="{{.ID}}"><summary>{{.Table.Title}}</summary>
 {{template "table" .}}</details>
-{{end}}{{end}}</section>
+{{end}}{{end}}{{range .Blocks}}<div class="block" id="{{.ID}}">
+{{with .Figure}}<figure id="figure-{{.Name}}">
+{{.Markup}}
+<figcaption><strong>{{.Title}}.</strong> {{.Caption}}</figcaption>
+</figure>
+{{end}}{{template "table" .Table}}</div>
+{{end}}</section>
 {{end}}{{if .Notes}}<section id="notes">
 <h2>Notes</h2>
 <ul class="notes">{{range .Notes}}<li>{{.}}</li>{{end}}</ul>
