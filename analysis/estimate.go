@@ -235,7 +235,7 @@ func MetricEstimate(id schemas.MetricID, xs []float64, o EstimateOptions) Metric
 	if o.Confidence > 0 && o.Interval != "" && o.Interval != stats.SchemeIID {
 		ordered = slices.Clone(xs)
 	}
-	slices.Sort(xs)
+	stats.SortFloats(xs)
 	for _, p := range o.Percentiles {
 		s := PercentileStatistic(p, o.Method, ms.Unit)
 		if o.Confidence <= 0 {
