@@ -19,6 +19,8 @@
 //     move. The workbook asks for a full recalculation on load.
 //   - Charts: native Excel charts of the Summary.
 //   - Plots: the report's figures as pictures.
+//   - Trend (verdict report --trend): the series of a dataset's history
+//     with their change points, figures and runs (trend.go).
 //   - Requests: per-request rows, streamed, capped at Excel's row limit
 //     (the sheet says so when it is reached).
 //   - About: how to read the workbook, the defined names, and sources.
@@ -88,6 +90,9 @@ type Options struct {
 	// Notes are added to the About sheet (for example figures that were
 	// not drawn, and why).
 	Notes []string
+	// TrendPictures are the trend's figures, one per series of
+	// rep.Trend in its order (plot.Trend's); one without PNG is left out.
+	TrendPictures []Picture
 }
 
 // A Picture is a PNG image with its title.
@@ -201,6 +206,9 @@ func (b *book) build(ctx context.Context) error {
 	if len(b.o.Pictures) > 0 {
 		sheets = append(sheets, SheetPlots)
 	}
+	if b.rep.Trend != nil {
+		sheets = append(sheets, SheetTrend)
+	}
 	if b.hasRequests() {
 		sheets = append(sheets, SheetRequests)
 	}
@@ -224,6 +232,9 @@ func (b *book) build(ctx context.Context) error {
 	}
 	if len(b.o.Pictures) > 0 {
 		steps = append(steps, b.plots)
+	}
+	if b.rep.Trend != nil {
+		steps = append(steps, b.trend)
 	}
 	for _, step := range steps {
 		if err := step(); err != nil {
