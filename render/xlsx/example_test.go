@@ -43,6 +43,6 @@ func ExampleWrite() {
 	fmt.Println(f.GetSheetList())
 	fmt.Printf("model %s, formula %q\n", model, formula)
 	// Output:
-	// [Summary Runs Metrics Validation Charts About]
+	// [Verdict Summary Runs Metrics Validation Charts About]
 	// model '=HYPERLINK("http://x","y"), formula ""
 }

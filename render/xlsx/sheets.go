@@ -446,6 +446,7 @@ func (b *book) aboutSheet() error {
 	rep := b.rep
 	lines := []string{
 		"This workbook was written by verdict" + versionText(rep.VerdictVersion) + " from the bundles listed below.",
+		"Verdict: per compared pair, whether the runs may be compared (comparable, comparable with warnings, incomplete, not comparable), each reason on a line of its own, what to supply to complete the evidence, and the differences of each comparable pair.",
 		"Summary: one row per run in input order; runs are never ranked. A status of INCOMPLETE means evidence for at least one figure is missing.",
 		"Runs: provenance and system under test; 'unknown' means no source said.",
 		"Metrics: every metric row with its definition (what is timed from which event to which, over which population).",

@@ -3,6 +3,10 @@
 //
 // The workbook has these sheets:
 //
+//   - Verdict: the verdict on top (analysis.ReportVerdict): per compared
+//     pair, comparable / comparable with warnings / incomplete / not
+//     comparable in plain words, one row per reason and per thing to
+//     supply, then the differences of each comparable pair.
 //   - Summary: one row per run, in input order and never ranked: the
 //     headline figures with units and interval bounds as numbers, cost per
 //     1M output tokens (a live formula on the Costs sheet), the validation
@@ -195,7 +199,7 @@ func newBook(rep *analysis.Report, o Options) (*book, error) {
 
 func (b *book) build(ctx context.Context) error {
 	f := b.f
-	sheets := []string{SheetSummary, SheetRuns, SheetMetrics, SheetValidation}
+	sheets := []string{SheetVerdict, SheetSummary, SheetRuns, SheetMetrics, SheetValidation}
 	if b.rep.Costs != nil {
 		sheets = append(sheets, SheetCosts)
 	}
@@ -226,7 +230,7 @@ func (b *book) build(ctx context.Context) error {
 	if b.rep.Costs != nil {
 		steps = append(steps, b.costs)
 	}
-	steps = append(steps, b.summary, b.runs, b.metrics, b.validation, b.charts)
+	steps = append(steps, b.verdict, b.summary, b.runs, b.metrics, b.validation, b.charts)
 	if b.rep.Capacity != nil {
 		steps = append(steps, b.capacity)
 	}
@@ -307,6 +311,9 @@ func (b *book) style(key string) int {
 		s.Font = &excelize.Font{Bold: true, Color: "9C0006"}
 		s.Fill = excelize.Fill{Type: "pattern", Pattern: 1, Color: []string{"FFC7CE"}}
 		s.Alignment = &excelize.Alignment{WrapText: true, Vertical: "top"}
+	case key == "warning":
+		s.Font = &excelize.Font{Bold: true, Color: "7F6000"}
+		s.Fill = excelize.Fill{Type: "pattern", Pattern: 1, Color: []string{"FFEB9C"}}
 	case key == "complete":
 		s.Font = &excelize.Font{Color: "006100"}
 		s.Fill = excelize.Fill{Type: "pattern", Pattern: 1, Color: []string{"C6EFCE"}}

@@ -292,7 +292,7 @@ func TestSheets(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	want := []string{"Summary", "Runs", "Metrics", "Validation", "Costs", "Charts", "Plots", "Requests", "About"}
+	want := []string{"Verdict", "Summary", "Runs", "Metrics", "Validation", "Costs", "Charts", "Plots", "Requests", "About"}
 	if got := f.GetSheetList(); strings.Join(got, ",") != strings.Join(want, ",") {
 		t.Errorf("sheets %v, want %v", got, want)
 	}
