@@ -37,8 +37,13 @@ func WriteReport(w io.Writer, rep *analysis.Report, f Format, brief bool) error 
 // (VerdictTable) with the differences of comparable pairs, the Summary
 // (one column per run), the system under test side by side, each run's metrics with
 // intervals, validation findings, costs, definitions and sources. With
-// brief, only the Summary, validation and costs.
+// brief, only the Summary, validation and costs. The trend's tables
+// (TrendTables, verdict report --trend) follow the capacity tables; a report of a trend
+// alone (no bundles, no runs) has only those.
 func ReportTables(rep *analysis.Report, brief bool) []*Table {
+	if rep.Trend != nil && len(rep.Bundles) == 0 && len(rep.Runs) == 0 {
+		return TrendTables(rep.Trend)
+	}
 	out := []*Table{VerdictTable(rep)}
 	out = append(out, DifferenceTables(rep)...)
 	out = append(out, SummaryTable(rep))
@@ -58,6 +63,9 @@ func ReportTables(rep *analysis.Report, brief bool) []*Table {
 		}
 	}
 	out = append(out, reportCapacityTables(rep, brief)...)
+	if rep.Trend != nil {
+		out = append(out, TrendTables(rep.Trend)...)
+	}
 	if !brief {
 		out = append(out, DefinitionsTable(rep.Definitions))
 		for _, b := range rep.Bundles {

@@ -3,10 +3,13 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 
 	"github.com/urfave/cli/v3"
 
@@ -23,7 +26,7 @@ func reportCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "report",
 		Usage:     "write the report: Excel workbook, plots, HTML and Markdown",
-		ArgsUsage: "BUNDLE...",
+		ArgsUsage: "BUNDLE... (or none with --trend)",
 		Description: `Reads every BUNDLE, validates the runs (comparing the bundles when there are
 several), computes the headline figures with bootstrap intervals, costs
 the runs from --billing exports and --quote files, and writes:
@@ -45,6 +48,17 @@ figures, a Capacity sheet): the largest load each bundle's sweep carries
 within the limits, with its interval (--interval), and the cost per 1M
 output tokens there from the --quote files.
 
+With --trend DATASET the report adds the trend section of verdict trend
+over that dataset (verdict export --dataset): per series a figure of
+each statistic over the runs in order with each run's 95 % interval, the
+change points marked and the regressions named in its legend, and the
+table of change points (HTML section, Trend sheet, figures trend-N-*
+in --plots DIR, and the tables in --format). --trend-by, --trend-metric,
+--trend-min-change, --trend-vary and --trend-split are verdict trend's
+--by, --metric, --min-change, --vary and --split; the report has no
+gate (verdict trend --gate is the gate). With --trend the BUNDLEs may be
+left out: the report is then the trend alone.
+
 Costs: a bill is joined to a run by the resource IDs of its inventory
 (cloud.resource_ids in the --sut file) over the run's timestamped window;
 a run without timestamps (most tools record none) cannot be billed, and
@@ -62,7 +76,9 @@ Examples:
    verdict report --quote quote-a.yaml --quote quote-b.yaml --plots plots/ a.bundle b.bundle
    verdict report --billing focus-2025-06.csv --xlsx costs.xlsx capture.bundle
    verdict report --format markdown a.bundle >> "$GITHUB_STEP_SUMMARY"
-   verdict report --slo 'ttft:p99<=500ms,tpot:p99<=80ms' --html capacity.html h100.bundle l40s.bundle`,
+   verdict report --slo 'ttft:p99<=500ms,tpot:p99<=80ms' --html capacity.html h100.bundle l40s.bundle
+   verdict report --trend history.dataset --trend-by label:engine_version --html trend.html --xlsx trend.xlsx
+   verdict report --trend history.dataset --html nightly.html h100.bundle`,
 		Flags: append([]cli.Flag{
 			&cli.StringSliceFlag{Name: "billing", Usage: "billing export `FILE` (FOCUS, AWS CUR, GCP, Azure; repeatable)", TakesFile: true},
 			&cli.StringSliceFlag{Name: "quote", Usage: "quote `FILE` (YAML): one for every run, or one per BUNDLE in order (repeatable)", TakesFile: true},
@@ -81,12 +97,23 @@ Examples:
 			&cli.StringFlag{Name: "interval", Value: string(analysis.DefaultCapacity.Interval), Usage: "how the capacity section's intervals resample requests: block, stationary, ess or iid"},
 			&cli.BoolFlag{Name: "force", Usage: "replace output files that exist (outputs inside an input are always refused)"},
 			&cli.StringFlag{Name: "format", Aliases: []string{"f"}, Value: "table", Usage: "output `FORMAT`: table, json or markdown"},
+			&cli.StringFlag{Name: "trend", Usage: "add the trend section of the history in `DATASET` (verdict export --dataset; see verdict trend --help)", TakesFile: true},
+			&cli.StringFlag{Name: "trend-by", Value: "created", Usage: "order the trend's runs by `created` or label:KEY (verdict trend --by)"},
+			&cli.StringSliceFlag{Name: "trend-metric", Usage: "the trend's statistics `METRIC[:STAT],...` (verdict trend --metric)"},
+			&cli.StringFlag{Name: "trend-min-change", Value: "2%", Usage: "the trend's smallest regression (`PCT`; verdict trend --min-change)"},
+			&cli.StringSliceFlag{Name: "trend-vary", Usage: "fields that may change along a trend series (`FIELD,...`; verdict trend --vary)"},
+			&cli.StringSliceFlag{Name: "trend-split", Usage: "fields that separate trend series (`FIELD,...`; verdict trend --split)"},
 		}, costFlags()...),
 		Action: func(ctx context.Context, cmd *cli.Command) error {
-			if cmd.NArg() == 0 {
-				return usage("report: give at least one BUNDLE")
+			dataset := cmd.String("trend")
+			if cmd.NArg() == 0 && dataset == "" {
+				return usage("report: give at least one BUNDLE (or --trend DATASET)")
 			}
-			if err := checkOutputs(cmd.Args().Slice(), map[string]string{"xlsx": cmd.String("xlsx"), "html": cmd.String("html"),
+			inputs := cmd.Args().Slice()
+			if dataset != "" {
+				inputs = append(inputs, dataset)
+			}
+			if err := checkOutputs(inputs, map[string]string{"xlsx": cmd.String("xlsx"), "html": cmd.String("html"),
 				"markdown": cmd.String("markdown"), "plots": cmd.String("plots")}, map[string]bool{"plots": true}, cmd.Bool("force")); err != nil {
 				return err
 			}
@@ -106,11 +133,16 @@ Examples:
 			if err != nil {
 				return err
 			}
+			to, err := trendOptions(cmd, "trend-")
+			if err != nil {
+				return err
+			}
 			a := reportArgs{bundles: cmd.Args().Slice(), format: f, xlsx: cmd.String("xlsx"), plots: cmd.String("plots"),
 				html: cmd.String("html"), markdown: cmd.String("markdown"), policy: cmd.String("policy"), noValidate: cmd.Bool("no-validate"),
 				maxRequestRows: cmd.Int("max-request-rows"),
 				opts: analysis.ReportOptions{Title: cmd.String("title"), VerdictVersion: verdictVersion(), Billing: cmd.StringSlice("billing"),
-					Quotes: cmd.StringSlice("quote"), Confidence: ci, Resamples: cmd.Int("resamples"), Seed: cmd.Uint64("seed"), Capacity: capOpts, Cost: cs}}
+					Quotes: cmd.StringSlice("quote"), Confidence: ci, Resamples: cmd.Int("resamples"), Seed: cmd.Uint64("seed"), Capacity: capOpts, Cost: cs,
+					TrendDataset: dataset, Trend: to}}
 			return writeReport(ctx, a, cmd.Root().Writer, cmd.Root().ErrWriter)
 		},
 	}
@@ -133,9 +165,12 @@ func writeReport(ctx context.Context, a reportArgs, stdout, stderr io.Writer) er
 	if len(a.opts.Quotes) > 1 && len(a.opts.Quotes) != len(a.bundles) {
 		return usage("--quote: give one quote for every run, or one per BUNDLE (%d quotes, %d bundles)", len(a.opts.Quotes), len(a.bundles))
 	}
-	if a.noValidate {
+	switch {
+	case len(a.bundles) == 0:
+		a.opts.ValidationNote = "no bundles were given (a report of a trend alone)"
+	case a.noValidate:
 		a.opts.ValidationNote = "--no-validate was given"
-	} else {
+	default:
 		opts := validate.Options{Compare: len(a.bundles) > 1}
 		if a.policy != "" {
 			p, err := validate.LoadPolicy(a.policy)
@@ -153,11 +188,14 @@ func writeReport(ctx context.Context, a reportArgs, stdout, stderr io.Writer) er
 		}
 	}
 	rep, err := analysis.LoadReport(ctx, a.bundles, a.opts)
+	if errors.Is(err, analysis.ErrTrendInput) {
+		return usage("report --%s", strings.Replace(err.Error(), analysis.ErrTrendInput.Error()+": ", "", 1))
+	}
 	if err != nil {
 		return err
 	}
-	var figs []plot.Figure
-	var skipped []string
+	var figs, trendFigs []plot.Figure
+	var skipped, ts []string
 	if a.xlsx != "" || a.plots != "" || a.html != "" {
 		if figs, skipped, err = plot.Report(rep, plot.Options{}); err != nil {
 			return err
@@ -169,25 +207,39 @@ func writeReport(ctx context.Context, a reportArgs, stdout, stderr io.Writer) er
 			}
 			figs, skipped = append(figs, cf...), append(skipped, cs...)
 		}
+		if rep.Trend != nil {
+			if trendFigs, ts, err = plot.Trend(rep.Trend, plot.Options{}); err != nil {
+				return err
+			}
+			skipped = append(skipped, ts...)
+		}
 	}
 	wrote := func(path string) { fmt.Fprintln(stderr, "wrote", path) }
 	if a.plots != "" {
 		if err := os.MkdirAll(a.plots, 0o755); err != nil {
 			return err
 		}
-		for _, f := range figs {
+		drawn := 0
+		for _, f := range slices.Concat(figs, trendFigs) {
+			if f.SVG == nil {
+				continue // a trend series with nothing to draw (skipped says why)
+			}
+			drawn++
 			for ext, data := range map[string][]byte{".svg": f.SVG, ".png": f.PNG} {
 				if err := writeFileAtomic(filepath.Join(a.plots, f.Name+ext), data); err != nil {
 					return err
 				}
 			}
 		}
-		fmt.Fprintf(stderr, "wrote %d figures (SVG and PNG) to %s\n", len(figs), a.plots)
+		fmt.Fprintf(stderr, "wrote %d figures (SVG and PNG) to %s\n", drawn, a.plots)
 	}
 	if a.xlsx != "" {
 		o := xlsx.Options{Requests: analysis.RequestRows(rep), MaxRequestRows: a.maxRequestRows, Notes: prefixed("figure not drawn: ", skipped)}
 		for _, f := range figs {
 			o.Pictures = append(o.Pictures, xlsx.Picture{Name: f.Name, Title: f.Title, Caption: f.Caption, PNG: f.PNG})
+		}
+		for _, f := range trendFigs {
+			o.TrendPictures = append(o.TrendPictures, xlsx.Picture{Name: f.Name, Title: f.Title, Caption: f.Caption, PNG: f.PNG})
 		}
 		finish := func() {}
 		if p := newProgress(ctx, stderr); p != nil {
@@ -210,6 +262,9 @@ func writeReport(ctx context.Context, a reportArgs, stdout, stderr io.Writer) er
 		o := html.Options{FontCSS: css, Notes: prefixed("figure not drawn: ", skipped)}
 		for _, f := range figs {
 			o.Figures = append(o.Figures, html.Figure{Name: f.Name, Title: f.Title, Caption: f.Caption, SVG: f.SVG})
+		}
+		for _, f := range trendFigs {
+			o.TrendFigures = append(o.TrendFigures, html.Figure{Name: f.Name, Title: f.Title, Caption: f.Caption, SVG: f.SVG})
 		}
 		if err := html.Write(ctx, a.html, rep, o); err != nil {
 			return fmt.Errorf("--html: %w", err)
