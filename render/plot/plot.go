@@ -267,14 +267,18 @@ type errPoints struct {
 	plotter.YErrors
 }
 
-// A SweepPoint is one run of a sweep: throughput and latency with their
-// intervals (NaN bounds: none).
+// A SweepPoint is one load point of a sweep: throughput and latency with
+// their intervals (NaN bounds: none). When the load point was run more
+// than once, X and Y are the medians over its runs, Repeats holds each
+// run's point, and the curve goes through the median.
 type SweepPoint struct {
 	X, XLo, XHi float64
 	Y, YLo, YHi float64
+	Repeats     []plotter.XY
 }
 
-// SweepLine is one platform's points at one percentile.
+// SweepLine is one configuration's load points at one percentile, in load
+// order: the curve joins them in the order given.
 type SweepLine struct {
 	Name   string
 	Dashed bool
@@ -282,15 +286,19 @@ type SweepLine struct {
 	Points []SweepPoint
 }
 
-// Sweep plots latency against throughput with interval bars.
+// Sweep plots latency against throughput with interval bars, one curve
+// per line through its points in order, and the runs of repeated load
+// points as small rings around the curve's median point.
 func Sweep(title, xlabel, ylabel string, lines []SweepLine) (*plot.Plot, error) {
 	p := newPlot(title, xlabel, ylabel)
 	p.Legend.Top, p.Legend.Left = true, true
 	p.Y.Min, p.X.Min = 0, 0
 	ymax, xmax := 0.0, 0.0
 	drawn := 0
+	var repeatGlyph *plotter.Scatter
 	for _, ln := range lines {
 		var d errPoints
+		var reps plotter.XYs
 		for _, pt := range ln.Points {
 			if !isFinite(pt.X) || !isFinite(pt.Y) {
 				continue
@@ -300,6 +308,12 @@ func Sweep(title, xlabel, ylabel string, lines []SweepLine) (*plot.Plot, error) 
 			d.YErrors = append(d.YErrors, struct{ Low, High float64 }{Low: bound(pt.Y - pt.YLo), High: bound(pt.YHi - pt.Y)})
 			ymax = math.Max(ymax, math.Max(pt.Y, finiteOr(pt.YHi, pt.Y)))
 			xmax = math.Max(xmax, math.Max(pt.X, finiteOr(pt.XHi, pt.X)))
+			for _, r := range pt.Repeats {
+				if isFinite(r.X) && isFinite(r.Y) {
+					reps = append(reps, r)
+					ymax, xmax = math.Max(ymax, r.Y), math.Max(xmax, r.X)
+				}
+			}
 		}
 		if len(d.XYs) == 0 {
 			continue
@@ -330,10 +344,24 @@ func Sweep(title, xlabel, ylabel string, lines []SweepLine) (*plot.Plot, error) 
 		}
 		xe.LineStyle.Color, ye.LineStyle.Color = ls.Color, ls.Color
 		p.Add(l, s, xe, ye)
+		if len(reps) > 0 {
+			rs, err := plotter.NewScatter(reps)
+			if err != nil {
+				return nil, err
+			}
+			rs.GlyphStyle = draw.GlyphStyle{Color: ls.Color, Radius: vg.Points(2.5), Shape: draw.CrossGlyph{}}
+			p.Add(rs)
+			if repeatGlyph == nil {
+				repeatGlyph = &plotter.Scatter{GlyphStyle: draw.GlyphStyle{Color: color.Gray{Y: 90}, Radius: vg.Points(2.5), Shape: draw.CrossGlyph{}}}
+			}
+		}
 		p.Legend.Add(ln.Name, l, s)
 	}
 	if drawn == 0 {
 		return nil, errNoData
+	}
+	if repeatGlyph != nil {
+		p.Legend.Add("one run of a repeated load point", repeatGlyph)
 	}
 	p.Y.Max, p.X.Max = ymax*1.15, xmax*1.1
 	return p, nil

@@ -50,7 +50,7 @@ func syntheticReport() *analysis.Report {
 	for pi, pl := range []string{"h100", "l40s"} {
 		for k, rate := range []float64{2, 4, 8} {
 			slow := 1 + float64(pi)
-			r := &analysis.ReportRun{Platform: pl, Name: pl + " @" + render.Sig(rate, 3), Run: schemas.Run{ID: pl + "-" + render.Sig(rate, 3)},
+			r := &analysis.ReportRun{Platform: pl, Name: pl + " @" + render.Sig(rate, 3), Run: schemas.Run{ID: pl + "-" + render.Sig(rate, 3), RequestRate: schemas.Some(rate)},
 				Series: map[schemas.MetricID][]float64{}}
 			seed := uint64(10*pi + k)
 			r.Series[schemas.TTFT] = sortedCopy(series(seed, 120, 0.04*slow*(1+float64(k)/2)))

@@ -9,11 +9,14 @@ import (
 	"strings"
 
 	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 
 	"github.com/verdict-llm/verdict/analysis"
 	"github.com/verdict-llm/verdict/costing"
 	"github.com/verdict-llm/verdict/schemas"
+	"github.com/verdict-llm/verdict/stats"
+	"github.com/verdict-llm/verdict/validate"
 )
 
 // metricText names the report's per-request metrics in figures.
@@ -116,17 +119,10 @@ func populationWord(id schemas.MetricID) string {
 type adder func(name, title, caption string, w, h vg.Length, rows [][]*plot.Plot) error
 
 // sweepFigure draws TTFT and TPOT percentiles against output token
-// throughput, one line per platform through its runs in throughput order.
+// throughput, one curve per platform through its load points.
 func sweepFigure(rep *analysis.Report, add adder, skipped *[]string) error {
-	var platforms []string
-	byPlatform := map[string][]*analysis.ReportRun{}
-	for _, r := range rep.Runs {
-		if _, ok := byPlatform[r.Platform]; !ok {
-			platforms = append(platforms, r.Platform)
-		}
-		byPlatform[r.Platform] = append(byPlatform[r.Platform], r)
-	}
 	var panels []*plot.Plot
+	repeated := false
 	for _, metric := range []schemas.MetricID{schemas.TTFT, schemas.TPOT} {
 		unit := schemas.MustLookup(metric).Unit
 		typical := 0.0
@@ -136,23 +132,9 @@ func sweepFigure(rep *analysis.Report, add adder, skipped *[]string) error {
 			}
 		}
 		scale, ulabel := Scale(unit, typical)
-		var lines []SweepLine
-		for i, pl := range platforms {
-			runs := byPlatform[pl]
-			for _, pct := range []string{"p99", "p50"} {
-				ln := SweepLine{Name: pl + " " + pct, Dashed: pct == "p50", Color: i}
-				for _, r := range runs {
-					x, okx := r.Headline("output_token_throughput")
-					y, oky := r.Headline(string(metric) + "_" + pct)
-					if !okx || !oky || !x.Known || !y.Known {
-						continue
-					}
-					ln.Points = append(ln.Points, SweepPoint{X: x.Est.Value, XLo: x.Est.Lo, XHi: x.Est.Hi,
-						Y: y.Est.Value * scale, YLo: y.Est.Lo * scale, YHi: y.Est.Hi * scale})
-				}
-				sort.SliceStable(ln.Points, func(a, b int) bool { return ln.Points[a].X < ln.Points[b].X })
-				lines = append(lines, ln)
-			}
+		lines := sweepLines(rep, metric, scale)
+		for _, ln := range lines {
+			repeated = repeated || slices.ContainsFunc(ln.Points, func(p SweepPoint) bool { return len(p.Repeats) > 0 })
 		}
 		p, err := Sweep(metricText[metric].short+" vs output token throughput", "output token throughput (tokens/s)",
 			fmt.Sprintf("%s (%s)", metricText[metric].short, ulabel), lines)
@@ -165,8 +147,106 @@ func sweepFigure(rep *analysis.Report, add adder, skipped *[]string) error {
 		}
 		panels = append(panels, p)
 	}
-	caption := "p99 (solid) and p50 (dashed) of TTFT and TPOT against output token throughput over the run's window, one line per platform through its runs (a rate sweep), with interval bars on both axes."
+	caption := "p99 (solid) and p50 (dashed) of TTFT and TPOT against output token throughput over the run's window, one curve per platform through its load points in load order, with interval bars on both axes."
+	if repeated {
+		caption += " A load point run more than once is drawn at the median of its runs (no interval bars there), each run a cross around it."
+	}
 	return add("latency-vs-throughput", "Latency vs throughput", caption, 11*vg.Inch, 4.5*vg.Inch, [][]*plot.Plot{panels})
+}
+
+// A loadPoint is the runs of one platform at one load (validate.LoadKey):
+// more than one are repeats.
+type loadPoint struct {
+	load float64 // the offered rate, else the concurrency limit; NaN: none
+	runs []*analysis.ReportRun
+}
+
+// runLoad is the number a run's load point is ordered by: its finite
+// offered rate, else its concurrency limit, else NaN.
+func runLoad(r schemas.Run) float64 {
+	if v := r.RequestRate; v.OK && v.V > 0 && !math.IsInf(v.V, 0) {
+		return v.V
+	}
+	if r.MaxConcurrency.OK && r.MaxConcurrency.V > 0 {
+		return float64(r.MaxConcurrency.V)
+	}
+	return math.NaN()
+}
+
+// sweepLines are the p99 and p50 lines of metric (scaled by scale) per
+// platform, in the report's platform order: one point per load point, at
+// the median over its runs, ordered by load (by median throughput when a
+// load point has no load). Repeats never make the curve zig-zag.
+func sweepLines(rep *analysis.Report, metric schemas.MetricID, scale float64) []SweepLine {
+	var platforms []string
+	points := map[string][]*loadPoint{}
+	byKey := map[string]*loadPoint{}
+	for _, r := range rep.Runs {
+		if _, ok := points[r.Platform]; !ok {
+			platforms = append(platforms, r.Platform)
+			points[r.Platform] = nil
+		}
+		key := r.Platform + "\x00" + validate.LoadKey(r.Run)
+		lp := byKey[key]
+		if lp == nil {
+			lp = &loadPoint{load: runLoad(r.Run)}
+			byKey[key] = lp
+			points[r.Platform] = append(points[r.Platform], lp)
+		}
+		lp.runs = append(lp.runs, r)
+	}
+	var lines []SweepLine
+	for i, pl := range platforms {
+		for _, pct := range []string{"p99", "p50"} {
+			ln := SweepLine{Name: pl + " " + pct, Dashed: pct == "p50", Color: i}
+			var order []float64 // the sort key of each point
+			for _, lp := range points[pl] {
+				var xs, ys []float64
+				var pt SweepPoint
+				for _, r := range lp.runs {
+					x, okx := r.Headline("output_token_throughput")
+					y, oky := r.Headline(string(metric) + "_" + pct)
+					if !okx || !oky || !x.Known || !y.Known || !isFinite(x.Est.Value) || !isFinite(y.Est.Value) {
+						continue
+					}
+					xs, ys = append(xs, x.Est.Value), append(ys, y.Est.Value*scale)
+					pt = SweepPoint{X: x.Est.Value, XLo: x.Est.Lo, XHi: x.Est.Hi, Y: y.Est.Value * scale, YLo: y.Est.Lo * scale, YHi: y.Est.Hi * scale}
+				}
+				if len(xs) == 0 {
+					continue
+				}
+				if len(xs) > 1 {
+					pt = SweepPoint{XLo: math.NaN(), XHi: math.NaN(), YLo: math.NaN(), YHi: math.NaN()}
+					for k := range xs {
+						pt.Repeats = append(pt.Repeats, plotter.XY{X: xs[k], Y: ys[k]})
+					}
+					slices.Sort(xs)
+					slices.Sort(ys)
+					pt.X, pt.Y = stats.Median(xs), stats.Median(ys)
+				}
+				ln.Points = append(ln.Points, pt)
+				order = append(order, lp.load)
+			}
+			byLoad := !slices.ContainsFunc(order, math.IsNaN)
+			idx := make([]int, len(ln.Points))
+			for k := range idx {
+				idx[k] = k
+			}
+			sort.SliceStable(idx, func(a, b int) bool {
+				if byLoad {
+					return order[idx[a]] < order[idx[b]]
+				}
+				return ln.Points[idx[a]].X < ln.Points[idx[b]].X
+			})
+			sorted := make([]SweepPoint, len(idx))
+			for k, j := range idx {
+				sorted[k] = ln.Points[j]
+			}
+			ln.Points = sorted
+			lines = append(lines, ln)
+		}
+	}
+	return lines
 }
 
 // gpuPlots draws a run's samples: utilization, memory and power.
