@@ -423,7 +423,8 @@ var recordRe = regexp.MustCompile(`^record (\d+)$`)
 func FuzzRead(f *testing.F) {
 	for _, name := range []string{"testdata/records_bad.jsonl", "testdata/v0.3_timeslices.csv", filepath.Join(artifacts, "profile_export_aiperf.json"),
 		filepath.Join(artifacts, "profile_export_aiperf.csv"), filepath.Join(artifacts, "gpu_telemetry_export.jsonl"),
-		filepath.Join(artifacts, "profile_export_aiperf_timeslices.json")} {
+		filepath.Join(artifacts, "profile_export_aiperf_timeslices.json"),
+		"testdata/energy/profile_export_aiperf.json", "testdata/energy/gpu_telemetry_export.jsonl"} {
 		data, err := os.ReadFile(name)
 		if err != nil {
 			f.Fatal(err)
@@ -438,7 +439,8 @@ func FuzzRead(f *testing.F) {
 	first := recs[:bytes.IndexByte(recs, '\n')+1]
 	f.Add([]byte(`{"metadata": {"was_cancelled": [1], "request_start_ns": []}, "metrics": {}}` + "\n"))
 	for _, name := range []string{filepath.Join(artifacts, "profile_export_aiperf.json"), filepath.Join(artifacts, "profile_export_aiperf_timeslices.json"),
-		filepath.Join(artifacts, "gpu_telemetry_export.jsonl"), "testdata/records_bad.jsonl"} {
+		filepath.Join(artifacts, "gpu_telemetry_export.jsonl"), "testdata/records_bad.jsonl",
+		"testdata/energy/profile_export_aiperf.json", "testdata/energy/gpu_telemetry_export.jsonl"} {
 		data, _ := os.ReadFile(name)
 		ingesttest.AddTypeSeeds(f, 0, data)
 	}

@@ -101,3 +101,14 @@ func TestEnergyCorpus(t *testing.T) {
 		}
 	}
 }
+
+// TestEnergyGolden pins everything the two hand-made energy files report
+// (runs, the energy and power metrics, the GPUs' samples, the warning about
+// the GPU two exporters report), beyond the two numbers TestEnergy checks.
+func TestEnergyGolden(t *testing.T) {
+	for _, name := range []string{"profile_export_aiperf.json", "gpu_telemetry_export.jsonl"} {
+		t.Run(name, func(t *testing.T) {
+			golden(t, "energy_"+name+".golden.json", dump(t, read(t, filepath.Join("testdata", "energy", name))))
+		})
+	}
+}

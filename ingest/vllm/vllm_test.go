@@ -291,7 +291,7 @@ var requestRecord = regexp.MustCompile(`^run (\d+), request (\d+)$`)
 // deterministic, and every request index of every run must be either
 // ingested or rejected, exactly once.
 func FuzzRead(f *testing.F) {
-	for _, name := range []string{"serve_2024-02_first.json", "append_result.json", "serve_bad_rows.json", "sweep_summary.json", "truncated.json"} {
+	for _, name := range []string{"serve_2024-02_first.json", "append_result.json", "serve_bad_rows.json", "sweep_summary.json", "truncated.json", "throughput_energy.json"} {
 		data, err := os.ReadFile(filepath.Join("testdata", name))
 		if err != nil {
 			f.Fatal(err)
@@ -299,7 +299,7 @@ func FuzzRead(f *testing.F) {
 		f.Add(data)
 	}
 	f.Add([]byte(`{"model_id":"m","num_prompts":2,"duration":1,"completed":1,"ttfts":[0.1,NaN],"itls":[[0.1],[1,2]],"errors":["","x"]}`))
-	for _, name := range []string{"serve_2024-02_first.json", "append_result.json", "serve_bad_rows.json", "sweep_summary.json", "serve_2024-10_e2el_swapped.json"} {
+	for _, name := range []string{"serve_2024-02_first.json", "append_result.json", "serve_bad_rows.json", "sweep_summary.json", "serve_2024-10_e2el_swapped.json", "throughput_energy.json"} {
 		data, _ := os.ReadFile(filepath.Join("testdata", name))
 		ingesttest.AddTypeSeeds(f, 0, data)
 	}
