@@ -44,6 +44,7 @@ func BenchmarkIngestRecords1M(b *testing.B) {
 	b.SetBytes(fi.Size())
 	b.ReportAllocs()
 	var heap, total float64
+	cpu0 := cpuTime()
 	for b.Loop() {
 		stop := memwatch.Start()
 		sum, err := ingest.ToBundle(context.Background(), []string{path}, filepath.Join(dir, "out"),
@@ -58,6 +59,7 @@ func BenchmarkIngestRecords1M(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "records/s")
+	b.ReportMetric((cpuTime()-cpu0).Seconds()/float64(b.N), "cpu-s/op")
 	b.ReportMetric(heap, "peak-heap-MiB")
 	b.ReportMetric(total, "peak-mapped-MiB")
 }
@@ -91,6 +93,7 @@ func BenchmarkReadRecords(b *testing.B) {
 	})
 	b.SetBytes(fi.Size())
 	b.ReportAllocs()
+	cpu0 := cpuTime()
 	for b.Loop() {
 		s := &ingesttest.Sink{}
 		if err := (aiperf.Format{}).Read(context.Background(), in, s); err != nil {
@@ -100,5 +103,6 @@ func BenchmarkReadRecords(b *testing.B) {
 			b.Fatalf("%d requests, %d rejections", s.R.NumRequests, len(s.R.Rejections))
 		}
 	}
+	b.ReportMetric((cpuTime()-cpu0).Seconds()/float64(b.N), "cpu-s/op")
 	b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "records/s")
 }

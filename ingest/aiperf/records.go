@@ -9,12 +9,9 @@ import (
 	"math"
 	"slices"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/verdict-llm/verdict/ingest"
-	"github.com/verdict-llm/verdict/ingest/genaiperf/jtree"
-	"github.com/verdict-llm/verdict/internal/jsonscan"
 	"github.com/verdict-llm/verdict/internal/spill"
 	"github.com/verdict-llm/verdict/schemas"
 	"github.com/verdict-llm/verdict/stats"
@@ -101,33 +98,17 @@ type recordReader struct {
 	sink  ingest.Sink
 	runID string
 
-	sc  *jsonscan.Scanner
-	br  bytes.Reader
+	lp  *lineParser
+	rec record
 	rc  recompute
 	req schemas.Request
 
 	rows, rejected      int64
 	summaryCount        schemas.Opt[int64] // the summary's request_count, when read with one
-	streamed, devLayout bool
-	phaseSeen, creditNs bool
+	streamed            bool
 	itlChecked, itlOff  int64
 	firstStart, lastEnd int64
 	haveTimes           bool
-
-	// the record being read
-	vals   [nSlots]float64
-	has    [nSlots]bool
-	icl    []float64
-	hasICL bool
-	start  int64
-	end    int64
-	hasSt  bool
-	hasEnd bool
-	phase  string
-	cancel bool
-	errTxt string
-	bad    *schemas.Rejection
-	idx    int64
 
 	distributions bool // see newRecordReader
 }
@@ -138,7 +119,7 @@ type recordReader struct {
 // file `verdict stats` computes them from the stored rows, so ingest keeps
 // only counts, sums and the span.
 func newRecordReader(ctx context.Context, in *ingest.Input, sink ingest.Sink, runID string, distributions bool) *recordReader {
-	r := &recordReader{ctx: ctx, in: in, sink: sink, runID: runID, sc: jsonscan.New(nil), distributions: distributions}
+	r := &recordReader{ctx: ctx, in: in, sink: sink, runID: runID, lp: newLineParser(in.Path), distributions: distributions}
 	r.rc.minStart, r.rc.maxEnd = math.MaxInt64, math.MinInt64
 	for _, f := range r.rc.all() {
 		f.MemLimit = spillLimit
@@ -199,454 +180,54 @@ func (r *recordReader) read() error {
 	return nil
 }
 
-func (r *recordReader) reject(p jsonscan.Pos, field, reason string) {
-	r.rejectIn(p, field, nil, "", reason)
-}
-
-// rejectIn rejects the record for the field a+b+c; the name is built only
-// for the first problem, so the hot path allocates nothing.
-func (r *recordReader) rejectIn(p jsonscan.Pos, a string, b []byte, c, reason string) {
-	if r.bad == nil {
-		r.bad = &schemas.Rejection{Table: schemas.TableRequests, Line: p.Line, Column: p.Col,
-			Record: "record " + strconv.FormatInt(r.idx, 10), Field: a + string(b) + c, Reason: reason}
-	}
-}
-
-// line reads one record. Only I/O and sink failures are returned; a bad
-// record is rejected.
+// line reads one line and commits its record; blank lines are no
+// records.
 func (r *recordReader) line(b []byte, line int, off int64) error {
 	if len(bytes.TrimSpace(b)) == 0 {
 		return nil
 	}
+	r.lp.gaps = r.lp.gaps[:0]
+	if err := r.lp.line(b, line, off, &r.rec); err != nil {
+		return err
+	}
+	return r.commit(&r.rec)
+}
+
+// commit turns a parsed record into a request row, or its rejection, and
+// adds it to the recomputation. Records are committed in input order,
+// which gives them their index.
+func (r *recordReader) commit(rec *record) error {
 	idx := r.rows
 	r.rows++
-	r.idx = idx
-	r.has = [nSlots]bool{}
-	r.icl, r.hasICL = r.icl[:0], false
-	r.hasSt, r.hasEnd, r.phase, r.cancel, r.errTxt, r.bad = false, false, "", false, "", nil
-	r.br.Reset(b)
-	r.sc.Reset(&r.br, jsonscan.Pos{Off: off, Line: line, Col: 1})
-	if err := r.parse(); err != nil {
-		if se, ok := err.(*jsonscan.SyntaxError); ok {
-			r.bad = nil
-			r.reject(se.Pos, "", "malformed JSON: "+se.Msg)
-		} else {
-			return err
-		}
-	}
-	if r.bad != nil {
-		r.sink.Reject(*r.bad)
+	if rec.bad != nil {
+		rej := *rec.bad
+		rej.Record = "record " + strconv.FormatInt(idx, 10)
+		r.sink.Reject(rej)
 		r.rejected++
 		return nil
 	}
-	return r.commit(idx)
-}
-
-// key returns an object key's text without allocating when it has no
-// escapes.
-func (r *recordReader) key(tok jsonscan.Token) ([]byte, error) {
-	if tok.Kind != jsonscan.Key {
-		// Unreachable while every value is read or skipped; a reader
-		// that leaves one unread fails here with a position, not a
-		// slice bounds panic.
-		return nil, &jsonscan.SyntaxError{Pos: tok.Pos, Msg: "expected an object key, found " + tok.Kind.String()}
-	}
-	k := tok.Raw[1 : len(tok.Raw)-1]
-	if bytes.IndexByte(k, '\\') < 0 {
-		return k, nil
-	}
-	s, err := r.sc.Text(tok)
-	return []byte(s), err
-}
-
-// parse reads the record's object; it returns *jsonscan.SyntaxError for
-// malformed JSON.
-func (r *recordReader) parse() error {
-	sc := r.sc
-	tok, err := sc.Next()
-	if err != nil {
-		return err
-	}
-	if tok.Kind != jsonscan.BeginObject {
-		r.reject(tok.Pos, "", "expected a record object, found "+tok.Kind.String())
-		return sc.Skip(tok)
-	}
-	for {
-		k, err := sc.Next()
-		if err != nil {
-			return err
-		}
-		if k.Kind == jsonscan.EndObject {
-			break
-		}
-		key, err := r.key(k)
-		if err != nil {
-			return err
-		}
-		v, err := sc.Next()
-		if err != nil {
-			return err
-		}
-		switch string(key) {
-		case "metadata":
-			err = r.metadata(v)
-		case "metrics":
-			err = r.metrics(v)
-		case "error":
-			if v.Kind != jsonscan.Null {
-				n, e := jtree.Read(r.in.Path, sc, v)
-				if e != nil {
-					return syntaxOf(e, v.Pos)
-				}
-				r.errTxt = errorText(n)
-			}
-		default:
-			err = sc.Skip(v)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	if t, err := sc.Next(); err != io.EOF {
-		if err != nil {
-			return err
-		}
-		r.reject(t.Pos, "", "more than one JSON value on the line")
-	}
-	return nil
-}
-
-// syntaxOf recovers the scanner's syntax error from a jtree error.
-func syntaxOf(err error, p jsonscan.Pos) error {
-	if ie, ok := err.(*ingest.Error); ok {
-		return &jsonscan.SyntaxError{Pos: jsonscan.Pos{Line: ie.Line, Col: ie.Column}, Msg: strings.TrimPrefix(ie.Err.Error(), "malformed JSON: ")}
-	}
-	return &jsonscan.SyntaxError{Pos: p, Msg: err.Error()}
-}
-
-func errorText(n *jtree.Node) string {
-	if s, ok := n.Str(); ok {
-		return s
-	}
-	code, _ := n.Get("code").Scalar()
-	typ, _ := n.Get("type").Str()
-	msg, _ := n.Get("message").Str()
-	t := strings.TrimSpace(strings.Join([]string{code, typ}, " "))
-	if msg != "" {
-		if t != "" {
-			t += ": "
-		}
-		t += msg
-	}
-	if t == "" {
-		t = "error"
-	}
-	return t
-}
-
-func (r *recordReader) metadata(open jsonscan.Token) error {
-	sc := r.sc
-	if open.Kind != jsonscan.BeginObject {
-		r.reject(open.Pos, "metadata", "expected an object, found "+open.Kind.String())
-		return sc.Skip(open)
-	}
-	for {
-		k, err := sc.Next()
-		if err != nil {
-			return err
-		}
-		if k.Kind == jsonscan.EndObject {
-			return nil
-		}
-		key, err := r.key(k)
-		if err != nil {
-			return err
-		}
-		v, err := sc.Next()
-		if err != nil {
-			return err
-		}
-		switch string(key) {
-		case "request_start_ns", "timestamp_ns":
-			if string(key) == "timestamp_ns" {
-				r.devLayout = true
-			}
-			if n, ok := r.epoch(v, key); ok {
-				r.start, r.hasSt = n, true
-			}
-		case "request_end_ns":
-			if n, ok := r.epoch(v, key); ok {
-				r.end, r.hasEnd = n, true
-			}
-		case "benchmark_phase", "credit_phase":
-			r.phaseSeen = true
-			switch v.Kind {
-			case jsonscan.String:
-				switch p := strings.ToLower(string(v.Raw[1 : len(v.Raw)-1])); p {
-				case "profiling":
-					r.phase = schemas.PhaseProfiling
-				case "warmup", "warm_up", "warm-up":
-					r.phase = schemas.PhaseWarmup
-				default:
-					r.rejectIn(v.Pos, "metadata.", key, "", fmt.Sprintf("unknown benchmark phase %q", p))
-				}
-			case jsonscan.Null:
-			default:
-				r.rejectIn(v.Pos, "metadata.", key, "", "expected a string, found "+v.Kind.String())
-			}
-		case "was_cancelled":
-			switch v.Kind {
-			case jsonscan.True:
-				r.cancel = true
-			case jsonscan.False, jsonscan.Null:
-			default:
-				r.rejectIn(v.Pos, "metadata.", key, "", "expected true or false, found "+tokText(v))
-			}
-		case "credit_issued_ns":
-			r.creditNs = true
-		}
-		// Every case above reads scalars only: a container in their place
-		// (rejected there) is skipped here, so the next token is a key.
-		if err := sc.Skip(v); err != nil {
-			return err
-		}
-	}
-}
-
-// epoch reads integer nanoseconds (never through float64); null is
-// absent.
-func (r *recordReader) epoch(v jsonscan.Token, key []byte) (int64, bool) {
-	switch v.Kind {
-	case jsonscan.Null:
-		return 0, false
-	case jsonscan.Number:
-		n, err := strconv.ParseInt(string(v.Raw), 10, 64)
-		if err == nil && n >= 0 {
-			return n, true
-		}
-	}
-	r.rejectIn(v.Pos, "metadata.", key, "", "expected integer nanoseconds since the epoch, found "+tokText(v))
-	return 0, false
-}
-
-func tokText(t jsonscan.Token) string {
-	if t.Kind == jsonscan.Number || t.Kind == jsonscan.String {
-		s := string(t.Raw)
-		if len(s) > 40 {
-			s = s[:40] + "..."
-		}
-		return s
-	}
-	return t.Kind.String()
-}
-
-// timeDiv is what a time unit divides by to give seconds; 0 when the unit
-// is not a time unit.
-func timeDiv(u []byte) float64 {
-	switch string(u) {
-	case "ms":
-		return 1e3
-	case "ns":
-		return 1e9
-	case "us", "µs":
-		return 1e6
-	case "s", "sec":
-		return 1
-	}
-	return 0
-}
-
-func (r *recordReader) metrics(open jsonscan.Token) error {
-	sc := r.sc
-	if open.Kind != jsonscan.BeginObject {
-		r.reject(open.Pos, "metrics", "expected an object, found "+open.Kind.String())
-		return sc.Skip(open)
-	}
-	for {
-		k, err := sc.Next()
-		if err != nil {
-			return err
-		}
-		if k.Kind == jsonscan.EndObject {
-			return nil
-		}
-		tag, err := r.key(k)
-		if err != nil {
-			return err
-		}
-		v, err := sc.Next()
-		if err != nil {
-			return err
-		}
-		slot := slotOf(tag)
-		isICL := string(tag) == "inter_chunk_latency"
-		if slot < 0 && !isICL {
-			if err := sc.Skip(v); err != nil {
-				return err
-			}
-			continue
-		}
-		if v.Kind != jsonscan.BeginObject {
-			r.rejectIn(v.Pos, "metrics.", tag, "", "expected {value, unit}, found "+v.Kind.String())
-			if err := sc.Skip(v); err != nil {
-				return err
-			}
-			continue
-		}
-		if err := r.metric(tag, slot, isICL); err != nil {
-			return err
-		}
-	}
-}
-
-// metric reads one {value, unit} object of a kept tag.
-func (r *recordReader) metric(tag []byte, slot int, isICL bool) error {
-	sc := r.sc
-	var f float64
-	var fpos, upos jsonscan.Pos
-	haveV, haveU := false, false
-	var unit [16]byte
-	var ulen int
-	mark := len(r.icl)
-	for {
-		k, err := sc.Next()
-		if err != nil {
-			return err
-		}
-		if k.Kind == jsonscan.EndObject {
-			break
-		}
-		key, err := r.key(k)
-		if err != nil {
-			return err
-		}
-		v, err := sc.Next()
-		if err != nil {
-			return err
-		}
-		switch string(key) {
-		case "value":
-			fpos = v.Pos
-			switch {
-			case isICL && v.Kind == jsonscan.BeginArray:
-				for {
-					e, err := sc.Next()
-					if err != nil {
-						return err
-					}
-					if e.Kind == jsonscan.EndArray {
-						break
-					}
-					g, ok := r.finite(e, tag)
-					if !ok {
-						if err := sc.Skip(e); err != nil {
-							return err
-						}
-						continue
-					}
-					r.icl = append(r.icl, g)
-				}
-				haveV = true
-			case !isICL && v.Kind == jsonscan.Number:
-				if g, ok := r.finite(v, tag); ok {
-					f, haveV = g, true
-				}
-			case v.Kind == jsonscan.Null:
-			default:
-				r.rejectIn(v.Pos, "metrics.", tag, ".value", "expected a number, found "+v.Kind.String())
-				if err := sc.Skip(v); err != nil {
-					return err
-				}
-			}
-		case "unit":
-			upos = v.Pos
-			if v.Kind == jsonscan.String && len(v.Raw)-2 <= len(unit) {
-				ulen = copy(unit[:], v.Raw[1:len(v.Raw)-1])
-				haveU = true
-			} else {
-				r.rejectIn(v.Pos, "metrics.", tag, ".unit", "expected a unit string, found "+tokText(v))
-				if err := sc.Skip(v); err != nil {
-					return err
-				}
-			}
-		default:
-			if err := sc.Skip(v); err != nil {
-				return err
-			}
-		}
-	}
-	if !haveV {
-		r.icl = r.icl[:mark]
-		return nil
-	}
-	u := unit[:ulen]
-	if isICL || isTimeSlot(slot) {
-		div := timeDiv(u)
-		if !haveU || div == 0 {
-			r.rejectIn(upos, "metrics.", tag, ".unit", fmt.Sprintf("expected a time unit, found %q", string(u)))
-			return nil
-		}
-		if isICL {
-			for i := mark; i < len(r.icl); i++ {
-				r.icl[i] /= div
-			}
-			r.hasICL = true
-			return nil
-		}
-		r.vals[slot], r.has[slot] = f/div, true
-		return nil
-	}
-	if haveU && string(u) != "tokens" {
-		r.rejectIn(upos, "metrics.", tag, ".unit", fmt.Sprintf("expected tokens, found %q", string(u)))
-		return nil
-	}
-	if f != math.Trunc(f) || f > 1<<53 {
-		r.rejectIn(fpos, "metrics.", tag, ".value", "expected a whole number of tokens, found "+strconv.FormatFloat(f, 'g', -1, 64))
-		return nil
-	}
-	r.vals[slot], r.has[slot] = f, true
-	return nil
-}
-
-// finite parses a non-negative finite number of metrics.<tag>.value.
-func (r *recordReader) finite(t jsonscan.Token, tag []byte) (float64, bool) {
-	if t.Kind != jsonscan.Number {
-		r.rejectIn(t.Pos, "metrics.", tag, ".value", "expected a number, found "+t.Kind.String())
-		return 0, false
-	}
-	f, err := jsonscan.Float(t.Raw)
-	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) || f < 0 {
-		r.rejectIn(t.Pos, "metrics.", tag, ".value", "expected a finite non-negative number, found "+tokText(t))
-		return 0, false
-	}
-	return f, true
-}
-
-// commit turns the parsed record into a request row and adds it to the
-// recomputation.
-func (r *recordReader) commit(idx int64) error {
-	phase := r.phase
+	phase := rec.phase
 	if phase == "" {
 		phase = schemas.PhaseProfiling
 	}
 	req := &r.req
 	*req = schemas.Request{RunID: r.runID, Index: idx, Phase: phase, Status: schemas.StatusOK}
-	failed := r.errTxt != "" || r.cancel
+	failed := rec.errTxt != "" || rec.cancel
 	if failed {
-		req.Status, req.Error = schemas.StatusError, r.errTxt
+		req.Status, req.Error = schemas.StatusError, rec.errTxt
 		if req.Error == "" {
 			req.Error = "cancelled"
 		}
 	}
 	opt := func(s int) schemas.Opt[float64] {
-		if r.has[s] {
-			return schemas.Some(r.vals[s])
+		if rec.has[s] {
+			return schemas.Some(rec.vals[s])
 		}
 		return schemas.Opt[float64]{}
 	}
 	tokens := func(s int) schemas.Opt[int64] {
-		if r.has[s] {
-			return schemas.Some(int64(r.vals[s]))
+		if rec.has[s] {
+			return schemas.Some(int64(rec.vals[s]))
 		}
 		return schemas.Opt[int64]{}
 	}
@@ -655,22 +236,22 @@ func (r *recordReader) commit(idx int64) error {
 	if failed && !req.InputTokens.OK {
 		req.InputTokens = tokens(sErrISL)
 	}
-	if !req.ReasoningTokens.OK && r.has[sOSL] && r.has[sOutCount] && r.vals[sOSL] >= r.vals[sOutCount] {
-		req.ReasoningTokens = schemas.Some(int64(r.vals[sOSL] - r.vals[sOutCount]))
+	if !req.ReasoningTokens.OK && rec.has[sOSL] && rec.has[sOutCount] && rec.vals[sOSL] >= rec.vals[sOutCount] {
+		req.ReasoningTokens = schemas.Some(int64(rec.vals[sOSL] - rec.vals[sOutCount]))
 	}
-	if r.hasICL {
-		req.ChunkGapsS = r.icl
+	if rec.hasICL {
+		req.ChunkGapsS = rec.gaps
 	}
 	var endNs int64
 	hasEndNs := false
-	if r.hasSt {
-		req.StartS = schemas.Some(float64(r.start) / 1e9)
+	if rec.hasSt {
+		req.StartS = schemas.Some(float64(rec.start) / 1e9)
 		if req.E2ES.OK {
-			endNs, hasEndNs = r.start+int64(math.Round(req.E2ES.V*1e9)), true
+			endNs, hasEndNs = rec.start+int64(math.Round(req.E2ES.V*1e9)), true
 		}
 	}
-	if !hasEndNs && r.hasEnd {
-		endNs, hasEndNs = r.end, true
+	if !hasEndNs && rec.hasEnd {
+		endNs, hasEndNs = rec.end, true
 	}
 	if hasEndNs {
 		req.EndS = schemas.Some(float64(endNs) / 1e9)
@@ -681,9 +262,9 @@ func (r *recordReader) commit(idx int64) error {
 	if err := r.sink.Request(req); err != nil {
 		return err
 	}
-	if r.hasSt && hasEndNs {
-		if !r.haveTimes || r.start < r.firstStart {
-			r.firstStart = r.start
+	if rec.hasSt && hasEndNs {
+		if !r.haveTimes || rec.start < r.firstStart {
+			r.firstStart = rec.start
 		}
 		if !r.haveTimes || endNs > r.lastEnd {
 			r.lastEnd = endNs
@@ -697,45 +278,45 @@ func (r *recordReader) commit(idx int64) error {
 		return nil
 	case failed:
 		c.failed++
-		if r.has[sErrISL] {
-			c.sumErrISL += int64(r.vals[sErrISL])
-			return c.errISL.Add(r.vals[sErrISL])
+		if rec.has[sErrISL] {
+			c.sumErrISL += int64(rec.vals[sErrISL])
+			return c.errISL.Add(rec.vals[sErrISL])
 		}
 		return nil
 	}
-	return r.add(req)
+	return r.add(req, rec)
 }
 
 // add records a successful profiling record's observations the way
 // AIPerf derives them.
-func (r *recordReader) add(req *schemas.Request) error {
+func (r *recordReader) add(req *schemas.Request, rec *record) error {
 	c := &r.rc
 	c.ok++
-	if r.hasSt && req.E2ES.OK {
-		c.minStart = min(c.minStart, r.start)
-		c.maxEnd = max(c.maxEnd, r.start+int64(math.Round(req.E2ES.V*1e9)))
+	if rec.hasSt && req.E2ES.OK {
+		c.minStart = min(c.minStart, rec.start)
+		c.maxEnd = max(c.maxEnd, rec.start+int64(math.Round(req.E2ES.V*1e9)))
 	}
-	if r.has[sISL] {
-		c.sumISL += int64(r.vals[sISL])
+	if rec.has[sISL] {
+		c.sumISL += int64(rec.vals[sISL])
 		c.haveISL = true
 	}
-	if r.has[sOSL] {
-		c.sumOSL += int64(r.vals[sOSL])
+	if rec.has[sOSL] {
+		c.sumOSL += int64(rec.vals[sOSL])
 		c.haveOSL = true
 	}
-	if r.has[sOutCount] {
-		c.sumAnswer += int64(r.vals[sOutCount])
+	if rec.has[sOutCount] {
+		c.sumAnswer += int64(rec.vals[sOutCount])
 		c.haveAnswer = true
 	}
-	if r.has[sReasoning] {
-		c.sumReason += int64(r.vals[sReasoning])
+	if rec.has[sReasoning] {
+		c.sumReason += int64(rec.vals[sReasoning])
 		c.haveRsn = true
 	}
 	if !r.distributions {
-		if req.TTFTS.OK && req.E2ES.OK && r.has[sOSL] && r.vals[sOSL] >= 2 && r.has[sITL] {
-			tpot := (req.E2ES.V - req.TTFTS.V) / (r.vals[sOSL] - 1)
+		if req.TTFTS.OK && req.E2ES.OK && rec.has[sOSL] && rec.vals[sOSL] >= 2 && rec.has[sITL] {
+			tpot := (req.E2ES.V - req.TTFTS.V) / (rec.vals[sOSL] - 1)
 			r.itlChecked++
-			if math.Abs(r.vals[sITL]-tpot) > 1e-9*math.Max(tpot, 1e-9) {
+			if math.Abs(rec.vals[sITL]-tpot) > 1e-9*math.Max(tpot, 1e-9) {
 				r.itlOff++
 			}
 		}
@@ -749,10 +330,10 @@ func (r *recordReader) add(req *schemas.Request) error {
 		{&c.ttft, req.TTFTS.OK, req.TTFTS.V},
 		{&c.ttfo, req.TTFTAnswerS.OK, req.TTFTAnswerS.V},
 		{&c.e2e, req.E2ES.OK, req.E2ES.V},
-		{&c.isl, r.has[sISL], r.vals[sISL]},
-		{&c.osl, r.has[sOSL], r.vals[sOSL]},
-		{&c.answer, r.has[sOutCount] && r.vals[sOutCount] > 0, r.vals[sOutCount]},
-		{&c.reasoning, r.has[sReasoning], r.vals[sReasoning]},
+		{&c.isl, rec.has[sISL], rec.vals[sISL]},
+		{&c.osl, rec.has[sOSL], rec.vals[sOSL]},
+		{&c.answer, rec.has[sOutCount] && rec.vals[sOutCount] > 0, rec.vals[sOutCount]},
+		{&c.reasoning, rec.has[sReasoning], rec.vals[sReasoning]},
 	}
 	for _, a := range adds {
 		if a.ok {
@@ -771,8 +352,8 @@ func (r *recordReader) add(req *schemas.Request) error {
 			}
 		}
 	}
-	if req.TTFTS.OK && req.E2ES.OK && r.has[sOSL] && r.vals[sOSL] >= 2 {
-		tpot := (req.E2ES.V - req.TTFTS.V) / (r.vals[sOSL] - 1)
+	if req.TTFTS.OK && req.E2ES.OK && rec.has[sOSL] && rec.vals[sOSL] >= 2 {
+		tpot := (req.E2ES.V - req.TTFTS.V) / (rec.vals[sOSL] - 1)
 		if err := c.tpot.Add(tpot); err != nil {
 			return err
 		}
@@ -781,20 +362,20 @@ func (r *recordReader) add(req *schemas.Request) error {
 				return err
 			}
 		}
-		if r.has[sITL] {
+		if rec.has[sITL] {
 			r.itlChecked++
-			if math.Abs(r.vals[sITL]-tpot) > 1e-9*math.Max(tpot, 1e-9) {
+			if math.Abs(rec.vals[sITL]-tpot) > 1e-9*math.Max(tpot, 1e-9) {
 				r.itlOff++
 			}
 		}
 	}
-	if req.E2ES.OK && req.E2ES.V > 0 && r.has[sOSL] {
-		if err := c.e2eRate.Add(r.vals[sOSL] / req.E2ES.V); err != nil {
+	if req.E2ES.OK && req.E2ES.V > 0 && rec.has[sOSL] {
+		if err := c.e2eRate.Add(rec.vals[sOSL] / req.E2ES.V); err != nil {
 			return err
 		}
 	}
-	if req.TTFTS.OK && req.TTFTS.V > 0 && r.has[sISL] {
-		if err := c.prefill.Add(r.vals[sISL] / req.TTFTS.V); err != nil {
+	if req.TTFTS.OK && req.TTFTS.V > 0 && rec.has[sISL] {
+		if err := c.prefill.Add(rec.vals[sISL] / req.TTFTS.V); err != nil {
 			return err
 		}
 	}
@@ -805,12 +386,12 @@ func (r *recordReader) add(req *schemas.Request) error {
 func (r *recordReader) versions() versions {
 	vs := anyVersion()
 	switch {
-	case r.devLayout:
+	case r.lp.lay.dev:
 		vs.until("0.1")
-	case r.phaseSeen:
+	case r.lp.lay.phase:
 		vs.since("0.2") // the per-record export shipped in 0.2.0
 	}
-	if r.creditNs {
+	if r.lp.lay.credit {
 		vs.since("0.6")
 	}
 	return vs

@@ -589,7 +589,10 @@ func Float(raw []byte) (float64, error) {
 	case "-Infinity":
 		return math.Inf(-1), nil
 	}
-	return strconv.ParseFloat(string(raw), 64)
+	if f, ok := exactFloat(raw); ok {
+		return f, nil
+	}
+	return parseFloat(raw)
 }
 
 // Int parses a Number token as an int64; a number with a fraction or an

@@ -1,0 +1,269 @@
+package jsonscan
+
+import (
+	"bytes"
+	"strconv"
+	"unsafe"
+)
+
+// A Cursor reads one JSON value held whole in memory (a line of JSONL)
+// several times faster than a Scanner: it keeps no state machine, no
+// container stack and no positions, and returns slices of the input.
+//
+// It accepts a subset of what a Scanner accepts, with the same meaning:
+// strings without escapes, nesting up to CursorDepth. Anything else (a
+// syntax error, an escape, deeper nesting) makes the method that meets it
+// return false, and the caller reads the same bytes again with a Scanner,
+// which says what is wrong and where. A caller that does so for every
+// false gets exactly what a Scanner alone would give it, faster on the
+// inputs the Cursor understands; ingest/aiperf reads records this way.
+type Cursor struct {
+	b     []byte
+	i     int
+	depth int
+}
+
+// CursorDepth is the deepest nesting a Cursor reads; deeper input is left
+// to the Scanner (which allows MaxDepth).
+const CursorDepth = 64
+
+// Reset makes c read b from its start.
+func (c *Cursor) Reset(b []byte) { *c = Cursor{b: b} }
+
+// ws skips whitespace as Scanner.skipSpace does and returns the next
+// byte, 0 at the end.
+func (c *Cursor) ws() byte {
+	for c.i < len(c.b) {
+		switch ch := c.b[c.i]; ch {
+		case ' ', '\t', '\r', '\n':
+			c.i++
+		default:
+			return ch
+		}
+	}
+	return 0
+}
+
+// Peek returns the kind of the next value from its first byte: BeginObject,
+// BeginArray, String, or Number for any literal (true, false and null
+// included: read it with Literal); Invalid for anything else.
+func (c *Cursor) Peek() Kind {
+	switch ch := c.ws(); {
+	case ch == '{':
+		return BeginObject
+	case ch == '[':
+		return BeginArray
+	case ch == '"':
+		return String
+	case ch != 0 && isLiteralByte(ch):
+		return Number
+	}
+	return Invalid
+}
+
+// Begin reads the '{' or '[' (open) that starts the next value.
+func (c *Cursor) Begin(open byte) bool {
+	if c.ws() != open || c.depth >= CursorDepth {
+		return false
+	}
+	c.i++
+	c.depth++
+	return true
+}
+
+// Member reads the next member name of an object whose '{' was read, and
+// the ':' after it; first says no member has been read yet. At the
+// closing '}' it returns done.
+func (c *Cursor) Member(first bool) (key []byte, done, ok bool) {
+	ch := c.ws()
+	switch {
+	case ch == '}':
+		c.i++
+		c.depth--
+		return nil, true, true
+	case !first && ch == ',':
+		c.i++
+		ch = c.ws()
+	case !first:
+		return nil, false, false
+	}
+	if ch != '"' {
+		return nil, false, false
+	}
+	key, ok = c.str()
+	if !ok || c.ws() != ':' {
+		return nil, false, false
+	}
+	c.i++
+	return key, false, true
+}
+
+// Elem moves to the next element of an array whose '[' was read; first
+// says no element has been read yet. At the closing ']' it returns done.
+func (c *Cursor) Elem(first bool) (done, ok bool) {
+	ch := c.ws()
+	switch {
+	case ch == ']':
+		c.i++
+		c.depth--
+		return true, true
+	case !first && ch == ',':
+		c.i++
+		if c.ws() == ']' { // a trailing comma
+			return false, false
+		}
+	case !first:
+		return false, false
+	}
+	return false, true
+}
+
+// String reads a string value and returns its body.
+func (c *Cursor) String() ([]byte, bool) {
+	if c.ws() != '"' {
+		return nil, false
+	}
+	return c.str()
+}
+
+// str reads the string starting at c.i; one with an escape is refused.
+func (c *Cursor) str() ([]byte, bool) {
+	body := c.b[c.i+1:]
+	q := bytes.IndexByte(body, '"')
+	if q < 0 || bytes.IndexByte(body[:q], '\\') >= 0 {
+		return nil, false
+	}
+	c.i += q + 2
+	return body[:q], true
+}
+
+// Literal reads a number or a bare word and returns its text and kind
+// (Number, True, False or Null), as Scanner.lexLiteral does.
+func (c *Cursor) Literal() ([]byte, Kind, bool) {
+	c.ws()
+	j := c.i
+	for j < len(c.b) && isLiteralByte(c.b[j]) {
+		j++
+	}
+	raw := c.b[c.i:j]
+	var k Kind
+	switch string(raw) {
+	case "":
+		return nil, Invalid, false
+	case "true":
+		k = True
+	case "false":
+		k = False
+	case "null":
+		k = Null
+	case "NaN", "Infinity", "-Infinity":
+		k = Number
+	default:
+		if !validNumber(raw) {
+			return nil, Invalid, false
+		}
+		k = Number
+	}
+	c.i = j
+	return raw, k, true
+}
+
+// Skip reads the next value, whatever it is, without keeping it.
+func (c *Cursor) Skip() bool {
+	switch c.Peek() {
+	case BeginObject:
+		if !c.Begin('{') {
+			return false
+		}
+		for first := true; ; first = false {
+			_, done, ok := c.Member(first)
+			if !ok {
+				return false
+			}
+			if done {
+				return true
+			}
+			if !c.Skip() {
+				return false
+			}
+		}
+	case BeginArray:
+		if !c.Begin('[') {
+			return false
+		}
+		for first := true; ; first = false {
+			done, ok := c.Elem(first)
+			if !ok {
+				return false
+			}
+			if done {
+				return true
+			}
+			if !c.Skip() {
+				return false
+			}
+		}
+	case String:
+		_, ok := c.str()
+		return ok
+	case Number:
+		_, _, ok := c.Literal()
+		return ok
+	}
+	return false
+}
+
+// End reports whether only whitespace is left.
+func (c *Cursor) End() bool { return c.ws() == 0 && c.i == len(c.b) }
+
+// pow10 are the powers of ten a float64 holds exactly.
+var pow10 = [...]float64{1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
+	1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22}
+
+// exactFloat parses a valid JSON number of at most 19 significant digits
+// whose mantissa and power of ten are both exact in a float64, so that one
+// correctly rounded multiplication or division gives the correctly
+// rounded value (Clinger's fast path, which strconv also takes first).
+// It returns false for any other number.
+func exactFloat(b []byte) (float64, bool) {
+	i, neg := 0, false
+	if len(b) > 0 && b[0] == '-' {
+		i, neg = 1, true
+	}
+	var mant uint64
+	digits, exp, seen := 0, 0, false
+	for ; i < len(b) && b[i] >= '0' && b[i] <= '9'; i++ {
+		seen = true
+		if mant > 0 || b[i] != '0' {
+			digits++
+		}
+		mant = mant*10 + uint64(b[i]-'0')
+	}
+	if i < len(b) && b[i] == '.' {
+		for i++; i < len(b) && b[i] >= '0' && b[i] <= '9'; i++ {
+			seen = true
+			if mant > 0 || b[i] != '0' {
+				digits++
+			}
+			mant = mant*10 + uint64(b[i]-'0')
+			exp--
+		}
+	}
+	if !seen || i != len(b) || digits > 19 || mant > 1<<53 || exp < -len(pow10)+1 {
+		return 0, false // an exponent, or beyond the exact envelope
+	}
+	f := float64(mant) / pow10[-exp]
+	if neg {
+		f = -f
+	}
+	return f, true
+}
+
+// parseFloat is strconv.ParseFloat of b without copying b: strconv keeps
+// no reference to its argument (its errors hold a copy).
+func parseFloat(b []byte) (float64, error) {
+	if len(b) == 0 {
+		return strconv.ParseFloat("", 64)
+	}
+	return strconv.ParseFloat(unsafe.String(&b[0], len(b)), 64)
+}
