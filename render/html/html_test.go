@@ -164,35 +164,10 @@ func TestRejectsUnsafeSVG(t *testing.T) {
 // console message (a script error, a blocked or missing resource), a
 // figure that did not render, or a broken image.
 func TestChromium(t *testing.T) {
-	browser := chromiumPath(t)
 	dir := t.TempDir()
 	_, path := report(t, dir)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, browser, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-		"--disable-background-networking", "--disable-component-update", "--disable-sync", "--disable-extensions",
-		"--user-data-dir="+filepath.Join(dir, "profile"), "--enable-logging=stderr", "--v=0", "--virtual-time-budget=5000",
-		"--dump-dom", "file://"+path)
-	cmd.Env = append(os.Environ(), "HOME="+dir)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("chromium: %v\n%s", err, errb.String())
-	}
-	for _, line := range strings.Split(errb.String(), "\n") {
-		if strings.Contains(line, ":CONSOLE") {
-			t.Errorf("console: %s", line)
-		}
-	}
-	dom := out.String()
-	attr := func(name string) int {
-		m := regexp.MustCompile(name + `="(\d+)"`).FindStringSubmatch(dom)
-		if m == nil {
-			t.Fatalf("the self-check did not run: no %s in\n%.400s", name, dom)
-		}
-		n, _ := strconv.Atoi(m[1])
-		return n
-	}
+	dom := dumpDOM(t, dir, path)
+	attr := func(name string) int { return domAttr(t, dom, name) }
 	if figs, ok := attr("data-figures"), attr("data-figures-rendered"); figs != 10 || ok != figs {
 		t.Errorf("%d of %d figures rendered, want 10 of 10", ok, figs)
 	}
@@ -210,6 +185,43 @@ func TestChromium(t *testing.T) {
 	if n := strings.Count(dom, `<table class="data">`); n < 6 {
 		t.Errorf("%d tables in the DOM", n)
 	}
+}
+
+// dumpDOM loads the page at path in headless Chromium (a profile in dir)
+// and returns the DOM once its script has run; it fails the test on any
+// console message (a script error, a blocked or missing resource).
+func dumpDOM(t *testing.T, dir, path string) string {
+	t.Helper()
+	browser := chromiumPath(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, browser, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+		"--disable-background-networking", "--disable-component-update", "--disable-sync", "--disable-extensions",
+		"--user-data-dir="+filepath.Join(dir, "profile"), "--enable-logging=stderr", "--v=0", "--virtual-time-budget=5000",
+		"--dump-dom", "file://"+path)
+	cmd.Env = append(os.Environ(), "HOME="+dir)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("chromium: %v\n%s", err, errb.String())
+	}
+	for _, line := range strings.Split(errb.String(), "\n") {
+		if strings.Contains(line, ":CONSOLE") {
+			t.Errorf("console: %s", line)
+		}
+	}
+	return out.String()
+}
+
+// domAttr reads one of the self-check's counts from the DOM.
+func domAttr(t *testing.T, dom, name string) int {
+	t.Helper()
+	m := regexp.MustCompile(name + `="(\d+)"`).FindStringSubmatch(dom)
+	if m == nil {
+		t.Fatalf("the self-check did not run: no %s in\n%.400s", name, dom)
+	}
+	n, _ := strconv.Atoi(m[1])
+	return n
 }
 
 // TestInteractiveMarkup: the tables carry what the page's script needs

@@ -13,6 +13,7 @@ import (
 	"github.com/verdict-llm/verdict/analysis"
 	"github.com/verdict-llm/verdict/internal/testkit"
 	"github.com/verdict-llm/verdict/render/html"
+	"github.com/verdict-llm/verdict/render/plot"
 	"github.com/verdict-llm/verdict/schemas"
 )
 
@@ -99,5 +100,42 @@ func TestTrendSection(t *testing.T) {
 	o.TrendFigures[0].SVG = []byte(`<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>`)
 	if err := html.WriteTo(context.Background(), &bytes.Buffer{}, rep, o); err == nil {
 		t.Error("accepted a trend figure with a script")
+	}
+}
+
+// TestChromiumTrend loads a report of a trend alone, with plot.Trend's
+// figures, in headless Chromium: both figures render, nothing is
+// blocked or broken, no console message.
+func TestChromiumTrend(t *testing.T) {
+	chromiumPath(t)
+	dir := t.TempDir()
+	rep := &analysis.Report{Title: "nightly trend", Trend: handTrend()}
+	figs, skipped, err := plot.Trend(rep.Trend, plot.Options{})
+	if err != nil || len(skipped) != 0 {
+		t.Fatal(err, skipped)
+	}
+	css, err := plot.FontFaceCSS()
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := html.Options{FontCSS: css}
+	for _, f := range figs {
+		o.TrendFigures = append(o.TrendFigures, html.Figure{Name: f.Name, Title: f.Title, Caption: f.Caption, SVG: f.SVG})
+	}
+	path := filepath.Join(dir, "trend.html")
+	if err := html.Write(context.Background(), path, rep, o); err != nil {
+		t.Fatal(err)
+	}
+	dom := dumpDOM(t, dir, path)
+	if figs, ok := domAttr(t, dom, "data-figures"), domAttr(t, dom, "data-figures-rendered"); figs != 2 || ok != 2 {
+		t.Errorf("%d of %d figures rendered, want 2 of 2", ok, figs)
+	}
+	if n := domAttr(t, dom, "data-broken-images"); n != 0 {
+		t.Errorf("%d broken images", n)
+	}
+	for _, want := range []string{`<figure id="figure-trend-1-script-alert-1-script-img-src-x-onerror-alert-2-gpu-0">`, "TTFT p99: REGRESSION", "<h3>Series GPU-1</h3>"} {
+		if !strings.Contains(dom, want) {
+			t.Errorf("DOM lacks %q", want)
+		}
 	}
 }

@@ -19,6 +19,12 @@ const SheetTrend = "Trend"
 // (docs/trend.md, section 2).
 const trendZ = 1.959963984540054
 
+// trendOnly reports a workbook of a trend alone (verdict report --trend
+// without bundles): its sheets are Trend and About.
+func (b *book) trendOnly() bool {
+	return b.rep.Trend != nil && len(b.rep.Bundles) == 0 && len(b.rep.Runs) == 0
+}
+
 // trend writes the trend sheet: the summary of the series as verdict
 // trend gives it, then per series its change points (one row per
 // statistic and change, sizes and p-values as numbers), its figure
@@ -61,6 +67,7 @@ func (b *book) trend() error {
 	if err != nil {
 		return err
 	}
+	b.about = append(b.about, "Trend: the series of "+tr.Dataset+" (verdict trend): per series its change points (sizes as ratios with their interval), its figure, and its runs in order with each statistic's value and 95 % interval (docs/trend.md).")
 	for i, s := range tr.Series {
 		var pic *Picture
 		if i < len(b.o.TrendPictures) && len(b.o.TrendPictures[i].PNG) > 0 {

@@ -78,8 +78,9 @@ func TestTrendSheet(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	if !slices.Contains(f.GetSheetList(), xlsx.SheetTrend) {
-		t.Fatalf("sheets %v", f.GetSheetList())
+	// A trend alone: no bundle sheets.
+	if got := f.GetSheetList(); !slices.Equal(got, []string{xlsx.SheetTrend, xlsx.SheetAbout}) {
+		t.Fatalf("sheets %v, want Trend and About", got)
 	}
 	rows, err := f.GetRows(xlsx.SheetTrend, excelize.Options{RawCellValue: true})
 	if err != nil {

@@ -217,6 +217,9 @@ func (b *book) build(ctx context.Context) error {
 		sheets = append(sheets, SheetRequests)
 	}
 	sheets = append(sheets, SheetAbout)
+	if b.trendOnly() {
+		sheets = []string{SheetTrend, SheetAbout}
+	}
 	if err := f.SetSheetName("Sheet1", sheets[0]); err != nil {
 		return err
 	}
@@ -239,6 +242,9 @@ func (b *book) build(ctx context.Context) error {
 	}
 	if b.rep.Trend != nil {
 		steps = append(steps, b.trend)
+	}
+	if b.trendOnly() {
+		steps = []func() error{b.trend}
 	}
 	for _, step := range steps {
 		if err := step(); err != nil {
@@ -267,7 +273,7 @@ func (b *book) build(ctx context.Context) error {
 }
 
 // hasRequests reports whether the workbook has a Requests sheet.
-func (b *book) hasRequests() bool { return b.o.Requests != nil && !b.o.NoRequests }
+func (b *book) hasRequests() bool { return b.o.Requests != nil && !b.o.NoRequests && !b.trendOnly() }
 
 // txt neutralises formula injection in a text cell.
 func txt(s string) string { return render.SafeText(s) }
