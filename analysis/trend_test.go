@@ -222,3 +222,45 @@ func ExampleTrend() {
 	// Output:
 	// ttft:p99: change at nightly-0008, +20% [+18%, +22%], bad, regression true
 }
+
+// TestReportTrend: LoadReport with TrendDataset computes the trend of
+// verdict trend over the dataset (without a gate), with or without
+// bundles; a path that is not a dataset is an ErrTrendInput saying what
+// the path is.
+func TestReportTrend(t *testing.T) {
+	ctx := context.Background()
+	ds := history(t, gen.HistoryRuns("step", 0, slices.Concat(levels(8, 1), levels(8, 1.2)), 0.01, 1))
+	o := analysis.TrendOptions{Metrics: []analysis.TrendStat{{Metric: schemas.TTFT, Stat: schemas.StatP, Percentile: 99}}}
+	want, err := analysis.Trend(ctx, ds, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o.Since = "step-0004" // ignored: the report has no gate
+	rep, err := analysis.LoadReport(ctx, nil, analysis.ReportOptions{TrendDataset: ds, Trend: o})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Trend == nil || rep.Trend.Gate != nil || len(rep.Runs) != 0 {
+		t.Fatalf("trend %+v, %d runs", rep.Trend, len(rep.Runs))
+	}
+	got, exp := rep.Trend.Series[0].Metrics[0].Changes, want.Series[0].Metrics[0].Changes
+	if len(got) != 1 || len(exp) != 1 || got[0].RunID != exp[0].RunID || got[0].Relative != exp[0].Relative || !got[0].Regression {
+		t.Errorf("report's changes %+v, trend's %+v", got, exp)
+	}
+	dir := t.TempDir()
+	file := filepath.Join(dir, "notes.txt")
+	if err := os.WriteFile(file, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	bundle := filepath.Join(dir, "h.bundle")
+	if err := gen.HistoryBundle(bundle, gen.HistoryRuns("b", 0, levels(2, 1), 0.01, 1)); err != nil {
+		t.Fatal(err)
+	}
+	for path, want := range map[string]string{filepath.Join(dir, "nowhere"): "no such dataset", file: "is a file, not a dataset",
+		bundle: "is a bundle, not a dataset", dir: "is not a dataset: it has no runs table"} {
+		_, err := analysis.LoadReport(ctx, nil, analysis.ReportOptions{TrendDataset: path})
+		if !errors.Is(err, analysis.ErrTrendInput) || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v, want ErrTrendInput saying %q", path, err, want)
+		}
+	}
+}

@@ -60,7 +60,17 @@ func TestJSONDocuments(t *testing.T) {
 			schema string
 			args   []string
 			code   int
-		}{"trend", []string{"trend", "--by", "label:engine_version", "--metric", "tpot:mean", filepath.Join(trendDir, "ds")}, 0})
+		}{"trend", []string{"trend", "--by", "label:engine_version", "--metric", "tpot:mean", filepath.Join(trendDir, "ds")}, 0},
+		struct {
+			schema string
+			args   []string
+			code   int
+		}{"report", []string{"report", "--resamples", "200", "--trend", filepath.Join(trendDir, "ds"), a}, 0},
+		struct {
+			schema string
+			args   []string
+			code   int
+		}{"report", []string{"report", "--trend", filepath.Join(trendDir, "ds")}, 0})
 	snake := regexp.MustCompile(`^[a-z][a-z0-9_]*$`)
 	for _, c := range cases {
 		sch, err := jsonschema.NewCompiler().Compile(filepath.Join("..", "..", "docs", "json", c.schema+".schema.json"))
