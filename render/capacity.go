@@ -91,7 +91,7 @@ func CapacityTables(res *analysis.CapacityResult) []*Table {
 			joules = Sig(cc.Energy.JoulesPerToken, 4) + " (" + Sig(cc.Energy.TokensPerSecondPerKW, 4) + " tokens/s per kW)"
 		}
 		sum.AddRow(T(cc.Name), T(cc.Sweep.Axis), N(capacityText(cc), c.Load), T(bracket), T(binding), T(cliff),
-			EstimateCell(cc.Throughput, schemas.UnitTokensPerSecond), EstimateCell(cc.PerGPU, schemas.UnitTokensPerSecond), T(cost), T(joules))
+			estimateOrDash(cc.Throughput, schemas.UnitTokensPerSecond), estimateOrDash(cc.PerGPU, schemas.UnitTokensPerSecond), T(cost), T(joules))
 		notes = append(notes, configNotes(cc)...)
 	}
 	if res.GroupByNote != "" {
@@ -274,6 +274,15 @@ func dedupe(ss []string) []string {
 		}
 	}
 	return out
+}
+
+// estimateOrDash is an estimate's cell, "-" when its value is unknown
+// (the throughput per GPU without a GPU count), as numCell writes.
+func estimateOrDash(e analysis.Estimate, unit string) Cell {
+	if math.IsNaN(e.Value) {
+		return N("-", nil)
+	}
+	return EstimateCell(e, unit)
 }
 
 // numCell is a number cell, "-" when unknown.

@@ -1,6 +1,8 @@
 package render
 
 import (
+	"math"
+
 	"github.com/verdict-llm/verdict/analysis"
 	"github.com/verdict-llm/verdict/schemas"
 	"github.com/verdict-llm/verdict/stats"
@@ -60,7 +62,7 @@ type configCapacityDoc struct {
 	NotReachedShare jsonFloat            `json:"not_reached_share"`
 	GPUCount        int                  `json:"gpu_count"`
 	Throughput      analysis.Estimate    `json:"throughput"`
-	PerGPU          analysis.Estimate    `json:"throughput_per_gpu"`
+	PerGPU          *analysis.Estimate   `json:"throughput_per_gpu"`
 	Cost            *capacityCostDoc     `json:"cost"`
 	Energy          *capacityEnergyDoc   `json:"energy"`
 	Points          []capacityPointDoc   `json:"points"`
@@ -178,7 +180,7 @@ func configDoc(cc *analysis.ConfigCapacity) configCapacityDoc {
 		Confidence: c.Confidence, IntervalMethod: c.Method, Resampling: c.Scheme,
 		LastPass: jsonFloat(c.LastPass), FirstFail: jsonFloat(c.FirstFail), Cliff: c.Cliff, Jump: jsonFloat(c.Jump),
 		NonMonotone: c.NonMonotone, Reversals: []reversalDoc{}, NeverMetShare: jsonFloat(c.NeverMetShare),
-		NotReachedShare: jsonFloat(c.NotReachedShare), GPUCount: cc.GPUCount, Throughput: cc.Throughput, PerGPU: cc.PerGPU,
+		NotReachedShare: jsonFloat(c.NotReachedShare), GPUCount: cc.GPUCount, Throughput: cc.Throughput, PerGPU: knownEstimate(cc.PerGPU),
 		Points: []capacityPointDoc{}, Frontier: frontierDoc(cc.Frontier), FrontierAt: frontierAtDoc(cc.FrontierAt),
 		Notes: nonNil(cc.Notes), Warnings: nonNil(errTexts(c.Warnings))}
 	if c.Binding >= 0 && c.Binding < len(cc.Limits) {
@@ -223,4 +225,13 @@ func frontierAtDoc(v *stats.FrontierValue) *frontierValueDoc {
 		return nil
 	}
 	return &frontierValueDoc{TokensPerUser: jsonFloat(v.X), TokensPerGPUSecond: jsonFloat(v.Y), Status: string(v.Status), Between: nonNil(v.Between)}
+}
+
+// knownEstimate is e, or nil (JSON null) when its value is unknown, as
+// the throughput per GPU is without a GPU count.
+func knownEstimate(e analysis.Estimate) *analysis.Estimate {
+	if math.IsNaN(e.Value) {
+		return nil
+	}
+	return &e
 }

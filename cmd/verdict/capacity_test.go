@@ -1,10 +1,13 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
 const capacityDemo = "../../testdata/capacity/"
@@ -81,5 +84,59 @@ func TestReportCapacity(t *testing.T) {
 	}
 	if code, _, errs := runCLI(t, "report", "--slo", "ttft<=1s", a); code != 2 || !strings.Contains(errs, "goodput>=SHARE") {
 		t.Errorf("bad --slo: %d %s", code, errs)
+	}
+}
+
+// TestCapacityUnknownGPUs: a sweep without a GPU count has no throughput
+// per GPU: "-" in the tables (as the sweep tables write an unknown), null
+// in JSON, never "nan".
+func TestCapacityUnknownGPUs(t *testing.T) {
+	files, _ := filepath.Glob(capacityDemo + "h100/*.json")
+	dest := filepath.Join(t.TempDir(), "nogpu.bundle")
+	if code, _, errs := runCLI(t, append([]string{"ingest", "-o", dest}, files...)...); code != 0 {
+		t.Fatalf("ingest: %s", errs)
+	}
+	args := []string{"capacity", "--resamples", "100", "--slo", "ttft:p99<=500ms", dest}
+	code, out, errs := runCLI(t, args...)
+	if code != 0 {
+		t.Fatalf("%d %s", code, errs)
+	}
+	if strings.Contains(strings.ToLower(out), "nan") {
+		t.Errorf("table prints nan:\n%s", out)
+	}
+	// The summary row ends "... tokens/s  -": the throughput, then per GPU
+	// (no cost or energy here, so those cells are empty).
+	var row string
+	for _, l := range strings.Split(out, "\n") {
+		if strings.HasPrefix(l, "nogpu.bundle ") {
+			row = l
+			break
+		}
+	}
+	if f := strings.Fields(row); len(f) < 2 || f[len(f)-1] != "-" || f[len(f)-2] != "tokens/s" {
+		t.Errorf("summary row lacks '-' per GPU: %q", row)
+	}
+	code, out, errs = runCLI(t, append(args, "--format", "json")...)
+	if code != 0 {
+		t.Fatalf("%d %s", code, errs)
+	}
+	sch, err := jsonschema.NewCompiler().Compile(filepath.Join("..", "..", "docs", "json", "capacity.schema.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if inst, err := jsonschema.UnmarshalJSON(strings.NewReader(out)); err != nil || sch.Validate(inst) != nil {
+		t.Errorf("does not match docs/json/capacity.schema.json: %v %v", err, sch.Validate(inst))
+	}
+	var doc struct {
+		Configurations []map[string]json.RawMessage `json:"configurations"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil || len(doc.Configurations) != 1 {
+		t.Fatalf("%v %d", err, len(doc.Configurations))
+	}
+	if got := string(doc.Configurations[0]["throughput_per_gpu"]); got != "null" {
+		t.Errorf("throughput_per_gpu = %s, want null", got)
+	}
+	if got := string(doc.Configurations[0]["gpu_count"]); got != "0" {
+		t.Errorf("gpu_count = %s, want 0", got)
 	}
 }
