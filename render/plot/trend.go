@@ -32,7 +32,8 @@ var (
 // Trend draws one figure per series of a trend (verdict report --trend):
 // a panel per statistic with each run's value in order and its 95 %
 // interval (value ± 1.96 standard errors, where the run's metrics rows
-// give one) as bars, the segment means between change points as a step
+// give one) as bars (a line in a shaded band beyond TrendBandFrom runs),
+// the segment means between change points as a step
 // line, and each change point as a vertical line between the last run
 // before and the first after it, red and named in the legend for a
 // regression. figs[i] is series i's figure; a series with nothing to draw
@@ -80,7 +81,8 @@ func trendCaption(tr *analysis.TrendReport, s analysis.TrendSeries) string {
 	if n := len(s.Runs); n > 0 {
 		fmt.Fprintf(&b, " (run 1 is %s, %s; run %d is %s, %s)", s.Runs[0].RunID, s.Runs[0].Order, n, s.Runs[n-1].RunID, s.Runs[n-1].Order)
 	}
-	b.WriteString(". Bars: each run's 95 % interval (± 1.96 standard errors from its stored percentiles or standard deviation; none for throughputs). ")
+	fmt.Fprintf(&b, ". Bars (a shaded band beyond %d runs): each run's 95 %% interval", TrendBandFrom)
+	b.WriteString(" (± 1.96 standard errors from its stored percentiles or standard deviation; none for throughputs). ")
 	b.WriteString("Black steps: the segment means between change points. Vertical lines: E-Divisive change points, red for a regression (a bad change beyond ")
 	b.WriteString(strings.TrimPrefix(fmt.Sprintf("%+.1f%%", 100*tr.MinChange), "+"))
 	b.WriteString(" whose interval excludes no change), orange for another bad change, green for a good one; the legend names each with its size and first run.")
@@ -169,22 +171,9 @@ func trendPanel(m analysis.TrendMetric, by string) (*plot.Plot, error) {
 	p.Y.Max = top + span*(0.05+0.12*float64(entries)) // headroom for the legend
 	p.X.Min, p.X.Max = 0.5, float64(n)+0.5
 
-	blue := palette[0]
-	l, sc, err := plotter.NewLinePoints(d.XYs)
-	if err != nil {
+	if err := addRuns(p, d, n > TrendBandFrom); err != nil {
 		return nil, err
 	}
-	l.LineStyle = draw.LineStyle{Color: color.NRGBA{R: blue.R, G: blue.G, B: blue.B, A: 110}, Width: vg.Points(0.8)}
-	sc.GlyphStyle = draw.GlyphStyle{Color: blue, Radius: vg.Points(2.2), Shape: draw.CircleGlyph{}}
-	ye, err := plotter.NewYErrorBars(d)
-	if err != nil {
-		return nil, err
-	}
-	ye.LineStyle.Color = blue
-	ye.LineStyle.Width = vg.Points(0.8)
-	ye.CapWidth = vg.Points(4)
-	p.Add(l, ye, sc)
-	p.Legend.Add("run's value (bars: 95 % interval)", sc)
 
 	if len(changes) > 0 {
 		// Segment means: [0, c1), [c1, c2), ..., [ck, n), drawn over the
@@ -234,6 +223,55 @@ func trendPanel(m analysis.TrendMetric, by string) (*plot.Plot, error) {
 		p.Legend.Add(fmt.Sprintf("%s %s from run %d (%s)", word, changeText(c), c.Index+1, c.RunID), vl)
 	}
 	return p, nil
+}
+
+// TrendBandFrom is the series length beyond which the runs are drawn as
+// a line in a shaded band of their intervals rather than as points with
+// bars: three paths per run would make a long series' SVG heavy (about
+// 0.7 MB for 8 statistics of 200 runs) and its bars unreadable.
+const TrendBandFrom = 60
+
+// addRuns draws the runs' values with their intervals: points with bars,
+// or (band) a line in a shaded band.
+func addRuns(p *plot.Plot, d errPoints, band bool) error {
+	blue := palette[0]
+	if band {
+		upper, lower := make(plotter.XYs, len(d.XYs)), make(plotter.XYs, len(d.XYs))
+		for i, q := range d.XYs {
+			upper[i] = plotter.XY{X: q.X, Y: q.Y + d.YErrors[i].High}
+			lower[len(d.XYs)-1-i] = plotter.XY{X: q.X, Y: q.Y - d.YErrors[i].Low}
+		}
+		poly, err := plotter.NewPolygon(append(upper, lower...))
+		if err != nil {
+			return err
+		}
+		poly.Color = color.NRGBA{R: blue.R, G: blue.G, B: blue.B, A: 60}
+		poly.LineStyle = draw.LineStyle{Color: color.Transparent, Width: 0}
+		l, err := plotter.NewLine(d.XYs)
+		if err != nil {
+			return err
+		}
+		l.LineStyle = draw.LineStyle{Color: blue, Width: vg.Points(1)}
+		p.Add(poly, l)
+		p.Legend.Add("run's value (band: 95 % interval)", l, poly)
+		return nil
+	}
+	l, sc, err := plotter.NewLinePoints(d.XYs)
+	if err != nil {
+		return err
+	}
+	l.LineStyle = draw.LineStyle{Color: color.NRGBA{R: blue.R, G: blue.G, B: blue.B, A: 110}, Width: vg.Points(0.8)}
+	sc.GlyphStyle = draw.GlyphStyle{Color: blue, Radius: vg.Points(2.2), Shape: draw.CircleGlyph{}}
+	ye, err := plotter.NewYErrorBars(d)
+	if err != nil {
+		return err
+	}
+	ye.LineStyle.Color = blue
+	ye.LineStyle.Width = vg.Points(0.8)
+	ye.CapWidth = vg.Points(4)
+	p.Add(l, ye, sc)
+	p.Legend.Add("run's value (bars: 95 % interval)", sc)
+	return nil
 }
 
 // changeText is "+20.1% [+18.0%, +22.3%]" (render.changeSize's form).

@@ -130,3 +130,43 @@ func TestTrendFigures(t *testing.T) {
 		t.Errorf("empty series: %v %v %v", figs, skipped, err)
 	}
 }
+
+// TestTrendLongSeries: beyond TrendBandFrom runs the intervals are a
+// shaded band around a line (no glyph or bar per run), which keeps the
+// SVG small; the change point is still marked.
+func TestTrendLongSeries(t *testing.T) {
+	for _, n := range []int{plot.TrendBandFrom, 200} {
+		m := analysis.TrendMetric{Stat: analysis.TrendStat{Metric: schemas.TTFT, Stat: schemas.StatP, Percentile: 99}, Name: "TTFT",
+			Unit: schemas.UnitSeconds, Direction: schemas.LowerIsBetter}
+		s := analysis.TrendSeries{Name: "long"}
+		for i := range n {
+			id := fmt.Sprintf("r%03d", i)
+			v := 0.5 * (1 + 0.01*math.Sin(float64(i)))
+			if i >= n/2 {
+				v *= 1.2
+			}
+			s.Runs = append(s.Runs, analysis.TrendRun{RunID: id, Order: id})
+			m.Points = append(m.Points, analysis.TrendPoint{RunID: id, Order: id, Value: v, SE: 0.004})
+		}
+		m.Changes = []analysis.TrendChange{{Index: n / 2, RunID: fmt.Sprintf("r%03d", n/2), Before: 0.5, After: 0.6, Relative: 0.2, Lo: 0.19, Hi: 0.21,
+			P: 0.005, Direction: "bad", Regression: true, PHolm: math.NaN()}}
+		s.Metrics = []analysis.TrendMetric{m}
+		figs, _, err := plot.Trend(&analysis.TrendReport{By: "created", MinChange: 0.02, Series: []analysis.TrendSeries{s}}, plot.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		svg := string(figs[0].SVG)
+		glyphs := strings.Count(svg, "A2.2,2.2")
+		band := strings.Contains(svg, "band: 95 % interval")
+		if n > plot.TrendBandFrom {
+			if glyphs != 0 || !band || len(svg) > 40_000 {
+				t.Errorf("%d runs: %d glyphs, band %v, %d bytes of SVG", n, glyphs, band, len(svg))
+			}
+		} else if glyphs != 2*(n+1) || band { // two arcs per glyph: the runs and the legend's
+			t.Errorf("%d runs: %d glyphs, band %v", n, glyphs, band)
+		}
+		if !strings.Contains(svg, fmt.Sprintf("REGRESSION +20.0%% [+19.0%%, +21.0%%] from run %d", n/2+1)) || !strings.Contains(svg, "stroke:#D62728;stroke-width:1.6;stroke-dasharray:5,3") {
+			t.Errorf("%d runs: the regression is not marked", n)
+		}
+	}
+}
