@@ -8,12 +8,38 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/santhosh-tekuri/jsonschema/v6"
 	xbenchfmt "golang.org/x/perf/benchfmt"
 
 	"github.com/verdict-llm/verdict/ingest"
 	"github.com/verdict-llm/verdict/ingest/llmdbr"
+	"github.com/verdict-llm/verdict/internal/testkit"
 	"github.com/verdict-llm/verdict/schemas"
 )
+
+// brSchemas compiles the BR v0.2.1 schemas render/br's tests validate
+// against: the hand-written subset in render/br/testdata, and
+// llm-d-benchmark's own v0.2.1 schema when the shared corpus is there
+// (read at test time, never copied into the repository). Formats
+// (date-time) are asserted.
+func brSchemas(t *testing.T) map[string]*jsonschema.Schema {
+	t.Helper()
+	paths := map[string]string{"subset": filepath.Join("..", "..", "render", "br", "testdata", "br-v0.2.1-subset.schema.json")}
+	t.Run("corpus", func(t *testing.T) {
+		paths["llm-d-benchmark"] = filepath.Join(testkit.Corpus(t, "llmd-br"), "v0.2.1_llmd-benchmark_json-schema.json")
+	})
+	out := map[string]*jsonschema.Schema{}
+	for name, path := range paths {
+		c := jsonschema.NewCompiler()
+		c.AssertFormat()
+		s, err := c.Compile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[name] = s
+	}
+	return out
+}
 
 // TestExportBRAndBenchfmt ingests the demo run, exports it as a Benchmark
 // Report and in the Go benchmark format, and reads both back: the BR with
@@ -33,6 +59,20 @@ func TestExportBRAndBenchfmt(t *testing.T) {
 	files, _ := filepath.Glob(filepath.Join(out, "*.br.json"))
 	if len(files) != 1 {
 		t.Fatalf("%d reports", len(files))
+	}
+	// What the CLI wrote is valid BR 0.2.1 (issue 17).
+	doc, err := os.ReadFile(files[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(doc))
+	if err != nil {
+		t.Fatalf("%s is not JSON: %v", files[0], err)
+	}
+	for name, sch := range brSchemas(t) {
+		if err := sch.Validate(inst); err != nil {
+			t.Errorf("%s: not valid against the %s BR v0.2.1 schema: %v", files[0], name, err)
+		}
 	}
 	// Read it back through the driver, as verdict ingest would.
 	again := filepath.Join(dir, "again.bundle")
