@@ -40,6 +40,7 @@ type combo struct {
 	runs         []string // run=<i>.json, in run order
 	summary      string
 	failures     []string
+	warmup       string // warmup.json: the warm-up run, not a run of the sweep
 }
 
 func scanCombo(dir string) (combo, bool) {
@@ -59,6 +60,8 @@ func scanCombo(dir string) (combo, bool) {
 			nums, byNum[n] = append(nums, n), filepath.Join(dir, name)
 		case name == "summary.json":
 			c.summary = filepath.Join(dir, name)
+		case name == "warmup.json":
+			c.warmup = filepath.Join(dir, name)
 		case strings.HasSuffix(name, ".failure.json"):
 			c.failures = append(c.failures, filepath.Join(dir, name))
 		}
@@ -133,6 +136,13 @@ func (Format) ReadDir(ctx context.Context, dir string, sink ingest.Sink) error {
 		}
 		for _, f := range c.failures {
 			sink.Warn(f + ": a failed run of the sweep (--continue-on-error); it has no results")
+		}
+		if c.warmup != "" {
+			// docs/formats/vllm-bench.md section 1: with
+			// --warmup-num-prompts the sweep writes the warm-up's result
+			// beside the runs; it is not a run, and every input is read or
+			// reported.
+			sink.Warn(c.warmup + ": the warm-up of the combination (--warmup-num-prompts), not a run of the sweep; not read")
 		}
 		if c.summary != "" {
 			if err := checkSummaryJSON(ctx, c, s); err != nil {

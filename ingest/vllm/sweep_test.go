@@ -22,7 +22,8 @@ func readSweep(t *testing.T, dir string) *ingesttest.Result {
 	return &s.R
 }
 
-// TestSweepDir reads a sweep directory: three runs of two combinations,
+// TestSweepDir reads a sweep directory: three runs of two combinations
+// (and one combination's warm-up, which is not a run),
 // the swept settings as labels, no warning about them, summary.json and
 // summary.csv agreeing with the run files (make_sweep.py writes them from
 // the same payloads).
@@ -32,9 +33,24 @@ func TestSweepDir(t *testing.T) {
 		t.Fatalf("%d runs", len(r.Runs))
 	}
 	ingesttest.Golden(t, "sweep_dir.golden.json", ingesttest.Dump(t, r))
+	// The warm-up (warmup.json, --warmup-num-prompts) is no run: none has
+	// its date or its 2 prompts, and the ingest says it was left out.
+	warmups := 0
 	for _, w := range r.Warnings {
-		if !strings.Contains(w, "failure.json") {
+		switch {
+		case strings.Contains(w, "failure.json"):
+		case strings.Contains(w, "SERVE--max_num_seqs=4-BENCH--max_concurrency=2-num_prompts=8/warmup.json: the warm-up of the combination (--warmup-num-prompts), not a run of the sweep; not read"):
+			warmups++
+		default:
 			t.Errorf("warning: %s", w)
+		}
+	}
+	if warmups != 1 {
+		t.Errorf("%d warnings name warmup.json, want 1: %q", warmups, r.Warnings)
+	}
+	for _, run := range r.Runs {
+		if run.NumPrompts.V != 8 || strings.HasSuffix(run.SourcePath, "warmup.json") {
+			t.Errorf("run %s from %s with %v prompts: the warm-up read as a run", run.ID, run.SourcePath, run.NumPrompts)
 		}
 	}
 	seqs := map[string]int{}

@@ -5,7 +5,9 @@ vllm-bench.md, section 2): one directory per combination,
 SERVE--<serve settings>-BENCH--<bench settings>, with run=<i>.json (the
 `vllm bench serve` payload, indent 4, plus run_number and the swept
 settings merged at the top level), summary.json (a list of the successful
-runs' payloads), a failed run's run=<i>.failure.json, and summary.csv at the
+runs' payloads), a failed run's run=<i>.failure.json, the warm-up's
+warmup.json (a `vllm bench serve` payload of --warmup-num-prompts
+requests, not a run), and summary.csv at the
 top, in the shape of pandas DataFrame.to_csv (an unnamed index column).
 The numbers are made up and consistent: throughputs are counts over
 duration.
@@ -47,6 +49,12 @@ for name, runs in combos.items():
         json.dump(runs, f, indent=4)
 with open(os.path.join(EXP, "SERVE--max_num_seqs=8-BENCH--max_concurrency=2-num_prompts=8", "run=1.failure.json"), "w") as f:
     json.dump({"run_number": 1, "error": "server exited with code 1"}, f, indent=4)
+warmup = payload("20260818-021330", 4, 0, 480.0, 0.5)
+del warmup["run_number"]
+warmup.update(num_prompts=2, completed=2, total_input_tokens=64, total_output_tokens=32, request_throughput=2 / 0.5,
+              output_throughput=32 / 0.5, total_token_throughput=96 / 0.5)
+with open(os.path.join(EXP, "SERVE--max_num_seqs=4-BENCH--max_concurrency=2-num_prompts=8", "warmup.json"), "w") as f:
+    json.dump(warmup, f, indent=4)
 with open(os.path.join(EXP, "summary.csv"), "w", newline="") as f:
     keys = list(rows[0].keys())
     w = csv.writer(f)
