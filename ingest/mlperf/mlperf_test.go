@@ -495,34 +495,64 @@ func TestPairFixture(t *testing.T) {
 // TestServerQPSIsTheResult compares hand-made Server submissions of one
 // benchmark (make_pair.py): under the same TTFT and TPOT limits V002
 // reports the target QPS as the result (info) and the pair is comparable;
-// under a different TPOT limit it is not.
+// under a different TPOT limit, of a different benchmark or of a different
+// scenario (the same logs under an Interactive directory, which LoadGen
+// logs as Server) it is not. The benchmark and the scenario come from the
+// submission path (docs/formats/mlperf.md section 4.1), so the logs are
+// placed under the path each case needs.
 func TestServerQPSIsTheResult(t *testing.T) {
 	ctx := context.Background()
-	bundle := func(system string) string {
-		dir := filepath.Join("testdata", "pair", system, "llama2-70b-99", "Server", "performance", "run_1")
-		dest := filepath.Join(t.TempDir(), system)
-		paths := []string{filepath.Join(dir, "mlperf_log_summary.txt"), filepath.Join(dir, "mlperf_log_detail.txt")}
+	bundle := func(system, benchmark, scenario string) string {
+		src := filepath.Join("testdata", "pair", system, "llama2-70b-99", "Server", "performance", "run_1")
+		root := t.TempDir()
+		dir := filepath.Join(root, system, benchmark, scenario, "performance", "run_1")
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		var paths []string
+		for _, name := range []string{"mlperf_log_summary.txt", "mlperf_log_detail.txt"} {
+			data, err := os.ReadFile(filepath.Join(src, name))
+			if err != nil {
+				t.Fatal(err)
+			}
+			paths = append(paths, filepath.Join(dir, name))
+			if err := os.WriteFile(paths[len(paths)-1], data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		dest := filepath.Join(root, "bundle")
 		if _, err := ingest.ToBundle(ctx, paths, dest, ingest.Options{Formats: all.Formats()}); err != nil {
 			t.Fatal(err)
 		}
 		return dest
 	}
-	a, b, c := bundle("system-a"), bundle("system-b"), bundle("system-c")
-	rep, err := analysis.Validate(ctx, []string{a, b}, validate.Options{Compare: true, Rules: []string{"V001", "V002", "V009"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(rep.Findings) != 1 || rep.Findings[0].Severity != validate.Info || rep.Verdict != validate.Comparable ||
-		!strings.Contains(rep.Findings[0].Message, "the target QPS is the result, each tuned to meet the same limits (TTFT 2 s, TPOT 200 ms at p99): 10.5 req/s for") ||
-		!strings.Contains(rep.Findings[0].Message, "+33.3%") {
-		t.Errorf("a vs b: verdict %s, findings %+v", rep.Verdict, rep.Findings)
-	}
-	rep, err = analysis.Validate(ctx, []string{a, c}, validate.Options{Compare: true, Rules: []string{"V002"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(rep.Findings) != 1 || rep.Findings[0].Severity != validate.Error || rep.Verdict != validate.NotComparable ||
-		!strings.Contains(rep.Findings[0].Message, "the TPOT limits differ: 200 ms for") {
-		t.Errorf("a vs c: verdict %s, findings %+v", rep.Verdict, rep.Findings)
+	a := bundle("system-a", "llama2-70b-99", "Server")
+	for _, c := range []struct {
+		name              string
+		b                 string
+		rules             []string
+		severity          validate.Severity
+		verdict           validate.Verdict
+		message, message2 string
+	}{
+		{"same limits", bundle("system-b", "llama2-70b-99", "Server"), []string{"V001", "V002", "V009"}, validate.Info, validate.Comparable,
+			"the target QPS is the result, each tuned to meet the same limits (TTFT 2 s, TPOT 200 ms at p99): 10.5 req/s for", "+33.3%"},
+		{"different limits", bundle("system-c", "llama2-70b-99", "Server"), []string{"V002"}, validate.Error, validate.NotComparable,
+			"the TPOT limits differ: 200 ms for", ""},
+		{"different benchmark", bundle("system-b", "llama3.1-8b", "Server"), []string{"V002"}, validate.Error, validate.NotComparable,
+			"the runs are of different MLPerf benchmarks, llama2-70b-99 for", "and llama3.1-8b for"},
+		{"different scenario", bundle("system-b", "llama2-70b-99", "Interactive"), []string{"V002"}, validate.Error, validate.NotComparable,
+			"the runs are of different MLPerf scenarios, Server for", "and Interactive for"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			rep, err := analysis.Validate(ctx, []string{a, c.b}, validate.Options{Compare: true, Rules: c.rules})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(rep.Findings) != 1 || rep.Findings[0].Severity != c.severity || rep.Verdict != c.verdict ||
+				!strings.Contains(rep.Findings[0].Message, c.message) || !strings.Contains(rep.Findings[0].Message, c.message2) {
+				t.Errorf("verdict %s, findings %+v", rep.Verdict, rep.Findings)
+			}
+		})
 	}
 }
