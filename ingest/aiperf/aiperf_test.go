@@ -718,3 +718,44 @@ func TestSameFileTwice(t *testing.T) {
 		t.Errorf("err %v", err)
 	}
 }
+
+// TestTrimmedRecords ingests a hand-made run whose records file was
+// trimmed against its summary (make_trimmed.py: the demo summary of 15
+// successful requests, the first 9 records), as a directory and as files:
+// the disagreements the trimming causes are one warning that counts them
+// and names the cause, not one warning per statistic (issue 14).
+func TestTrimmedRecords(t *testing.T) {
+	dir := filepath.Join("testdata", "trimmed", "demo-8b-openai-chat-concurrency4")
+	for name, paths := range map[string][]string{
+		"directory": {dir},
+		"files":     {filepath.Join(dir, "profile_export.jsonl"), filepath.Join(dir, "profile_export_aiperf.json")},
+	} {
+		t.Run(name, func(t *testing.T) {
+			sum, err := ingest.ToBundle(context.Background(), paths, filepath.Join(t.TempDir(), "b"), ingest.Options{Formats: all.Formats()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(sum.Manifest.Sources) != 1 {
+				t.Fatalf("%d sources, want the one run", len(sum.Manifest.Sources))
+			}
+			n := 0
+			for _, w := range sum.Manifest.Sources[0].Warnings {
+				if !strings.Contains(w, "disagree") {
+					continue
+				}
+				n++
+				m := regexp.MustCompile(`: (\d+) reported statistics disagree with those recomputed from the records \(the records hold 7 of the 15 successful requests the summary counts, so their statistics are of another population\); largest relative difference [^;]+; e\.g\. [^;]+; [^;]+; [^;]+, and (\d+) more$`).FindStringSubmatch(w)
+				if m == nil {
+					t.Errorf("warning %q", w)
+					continue
+				}
+				if total, _ := strconv.Atoi(m[1]); total < 100 || m[2] != strconv.Itoa(total-3) {
+					t.Errorf("%s statistics, %s more: %q", m[1], m[2], w)
+				}
+			}
+			if n != 1 {
+				t.Errorf("%d disagreement warnings, want one for the one cause: %q", n, sum.Manifest.Sources[0].Warnings)
+			}
+		})
+	}
+}
