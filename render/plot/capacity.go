@@ -274,7 +274,7 @@ func capacityCurves(res *analysis.CapacityResult, add adder, skipped *[]string) 
 		return nil
 	}
 	caption := "Each limit's statistic at every load point (bars: its interval), the limit (dotted), and each configuration's capacity (dashed) with its interval shaded; the capacity is where the first limit is crossed, interpolated between the last passing and the first failing load. The axis stops at four times the limit; points above it are off the chart."
-	return add("capacity", "Capacity under the SLO", caption, vg.Length(len(panels))*5*vg.Inch, 4.5*vg.Inch, [][]*plot.Plot{panels})
+	return add("capacity", "Capacity under the SLO", caption, vg.Length(len(panels))*panelWidth, figureHeight, [][]*plot.Plot{panels})
 }
 
 // limitStat is the statistic a limit bounds: "ttft p99" of
@@ -335,7 +335,7 @@ func capacityLatency(res *analysis.CapacityResult, add adder, skipped *[]string)
 		return nil
 	}
 	caption := "p99 (solid) and p50 (dashed) of TTFT, TPOT and E2E latency at every load point against its output token throughput (mean over a point's runs), one line per configuration."
-	return add("capacity-latency-vs-throughput", "Latency vs throughput across the sweeps", caption, 15*vg.Inch, 4.5*vg.Inch, [][]*plot.Plot{panels})
+	return add("capacity-latency-vs-throughput", "Latency vs throughput across the sweeps", caption, vg.Length(len(panels))*panelWidth, figureHeight, [][]*plot.Plot{panels})
 }
 
 // frontierFigure draws the Pareto frontier of throughput per GPU against
@@ -358,5 +358,5 @@ func frontierFigure(res *analysis.CapacityResult, add adder, skipped *[]string) 
 		return err
 	}
 	caption := "Every load point (rings) and each configuration's Pareto frontier (line): the points no other point of the configuration beats on both axes. Higher is better on both."
-	return add("pareto-frontier", "Pareto frontier", caption, 7*vg.Inch, 5*vg.Inch, [][]*plot.Plot{{p}})
+	return add("pareto-frontier", "Pareto frontier", caption, figureWidth, 6*vg.Inch, [][]*plot.Plot{{p}})
 }

@@ -122,26 +122,81 @@ func Scale(unit string, typical float64) (factor float64, label string) {
 	return 1, unit
 }
 
-// ticks labels the default tick positions with at most four significant
-// digits ("25", not "25.00").
+// ticks places 5 to 8 labelled ticks at a round step (1, 2, 2.5 or 5
+// times a power of ten) with an unlabelled tick halfway between, labelled
+// with at most four significant digits ("25", not "25.00"). gonum's
+// DefaultTicks labels only 3 or 4, too few to read a value off a large
+// figure.
 type ticks struct{}
 
+// tickCounts are the wanted numbers of labelled ticks, best first.
+var tickCounts = []int{6, 7, 5, 8}
+
 func (ticks) Ticks(min, max float64) []plot.Tick {
-	ts := plot.DefaultTicks{}.Ticks(min, max)
-	for i := range ts {
-		if ts[i].Label != "" {
-			ts[i].Label = render.Sig(ts[i].Value, 4)
+	if !isFinite(min) || !isFinite(max) || max <= min {
+		return plot.DefaultTicks{}.Ticks(min, max)
+	}
+	step, best := 0.0, math.MaxInt
+	e := math.Floor(math.Log10(max - min))
+	for k := e - 2; k <= e+1; k++ {
+		for _, m := range []float64{1, 2, 2.5, 5} {
+			st := m * math.Pow(10, k)
+			n := int(math.Floor(max/st+1e-9) - math.Ceil(min/st-1e-9) + 1)
+			rank := len(tickCounts) + absInt(n-6) // outside 5-8: the nearest
+			if i := slices.Index(tickCounts, n); i >= 0 {
+				rank = i
+			}
+			if rank < best {
+				step, best = st, rank
+			}
 		}
+	}
+	var ts []plot.Tick
+	half := step / 2
+	for i := math.Ceil(min/half - 1e-9); i*half <= max+1e-9*step; i++ {
+		v := i * half
+		if math.Abs(v) < 1e-12*step {
+			v = 0
+		}
+		t := plot.Tick{Value: v}
+		if math.Mod(i, 2) == 0 {
+			t.Label = render.Sig(v, 4)
+		}
+		ts = append(ts, t)
 	}
 	return ts
 }
 
+func absInt(n int) int {
+	if n < 0 {
+		return -n
+	}
+	return n
+}
+
+// sansFont is the figures' typeface: Liberation Sans (gonum/plot's
+// Liberation collection, font variant "Sans"), metrically compatible with
+// Arial, as the HTML report's text.
+var sansFont = font.Font{Typeface: plot.DefaultFont.Typeface, Variant: "Sans"}
+
+// sans sets every text of p in sansFont, keeping sizes.
+func sans(p *plot.Plot) {
+	for _, f := range []*font.Font{&p.Title.TextStyle.Font, &p.X.Label.TextStyle.Font, &p.Y.Label.TextStyle.Font,
+		&p.X.Tick.Label.Font, &p.Y.Tick.Label.Font, &p.Legend.TextStyle.Font} {
+		f.Typeface, f.Variant = sansFont.Typeface, sansFont.Variant
+	}
+}
+
 func newPlot(title, xlabel, ylabel string) *plot.Plot {
 	p := plot.New()
+	sans(p)
 	p.Title.Text = title
 	p.Title.TextStyle.Font.Size = vg.Points(14)
 	p.X.Label.TextStyle.Font.Size = vg.Points(12)
 	p.Y.Label.TextStyle.Font.Size = vg.Points(12)
+	p.X.Tick.Label.Font.Size = vg.Points(10)
+	p.Y.Tick.Label.Font.Size = vg.Points(10)
+	p.Legend.TextStyle.Font.Size = vg.Points(10)
 	p.X.Tick.Marker, p.Y.Tick.Marker = ticks{}, ticks{}
 	p.X.Label.Text = xlabel
 	p.Y.Label.Text = ylabel
@@ -150,6 +205,7 @@ func newPlot(title, xlabel, ylabel string) *plot.Plot {
 	p.Legend.Top = true
 	p.Legend.Left = false
 	p.Legend.ThumbnailWidth = vg.Points(20)
+	p.Legend.Padding = vg.Points(2)
 	return p
 }
 
@@ -361,7 +417,7 @@ func Sweep(title, xlabel, ylabel string, lines []SweepLine) (*plot.Plot, error) 
 		return nil, errNoData
 	}
 	if repeatGlyph != nil {
-		p.Legend.Add("one run of a repeated load point", repeatGlyph)
+		p.Legend.Add("one run of a repeated load", repeatGlyph)
 	}
 	p.Y.Max, p.X.Max = ymax*1.15, xmax*1.1
 	return p, nil
@@ -504,17 +560,19 @@ func Draw(rows [][]*plot.Plot, w, h vg.Length, o Options) (svg, png []byte, err 
 		dc := draw.New(c)
 		dc.SetColor(color.White)
 		dc.Fill(dc.Rectangle.Path())
+		var cs [][]draw.Canvas
 		if len(rows) == 1 && len(rows[0]) == 1 {
-			rows[0][0].Draw(dc)
-			return nil
+			cs = [][]draw.Canvas{{dc}}
+		} else {
+			t := draw.Tiles{Rows: len(rows), Cols: len(rows[0]), PadX: vg.Points(12), PadY: vg.Points(12),
+				PadTop: vg.Points(4), PadBottom: vg.Points(4), PadLeft: vg.Points(4), PadRight: vg.Points(4)}
+			cs = plot.Align(rows, t, dc)
 		}
-		t := draw.Tiles{Rows: len(rows), Cols: len(rows[0]), PadX: vg.Points(12), PadY: vg.Points(12),
-			PadTop: vg.Points(4), PadBottom: vg.Points(4), PadLeft: vg.Points(4), PadRight: vg.Points(4)}
-		cs := plot.Align(rows, t, dc)
+		right, below := legendSpace(rows, cs)
 		for i := range rows {
 			for j, p := range rows[i] {
 				if p != nil {
-					p.Draw(cs[i][j])
+					drawPanel(p, cs[i][j], right[j], below[i])
 				}
 			}
 		}
@@ -537,6 +595,86 @@ func Draw(rows [][]*plot.Plot, w, h vg.Length, o Options) (svg, png []byte, err 
 		return nil, nil, err
 	}
 	return sb.Bytes(), pb.Bytes(), nil
+}
+
+// legendGap separates a panel's data area from its legend.
+const legendGap = vg.Length(8)
+
+// Legends go beside the data area when they take at most
+// legendRightShare of a panel's width, else below it, taking at most
+// legendBelowShare of its height.
+const legendRightShare, legendBelowShare = 0.4, 0.35
+
+// legendSize is the size of p's legend; zero when it has no entries.
+func legendSize(p *plot.Plot) vg.Point {
+	return p.Legend.Rectangle(draw.Canvas{}).Size()
+}
+
+// legendSpace is the room kept for the legends of a grid of panels drawn
+// in cells: a width per column beside the data areas, or (when a legend
+// is too wide to go beside its panel) a height per row below them. One
+// size per column or row keeps the data areas of the grid aligned (the
+// GPU panels share their time axis).
+func legendSpace(rows [][]*plot.Plot, cells [][]draw.Canvas) (right, below []vg.Length) {
+	right, below = make([]vg.Length, len(rows[0])), make([]vg.Length, len(rows))
+	wide := false
+	for i := range rows {
+		for j, p := range rows[i] {
+			if p == nil {
+				continue
+			}
+			sz := legendSize(p)
+			if sz.X <= 0 {
+				continue
+			}
+			right[j] = max(right[j], sz.X+legendGap+vg.Points(2))
+			below[i] = max(below[i], min(sz.Y+legendGap+vg.Points(2), legendBelowShare*cells[i][j].Size().Y))
+			wide = wide || right[j] > legendRightShare*cells[i][j].Size().X
+		}
+	}
+	if wide {
+		clear(right)
+	} else {
+		clear(below)
+	}
+	return right, below
+}
+
+// drawPanel draws p in c with its legend outside the data area: in a
+// column of width right beside it, from the top of the data area, or in a
+// band of height below under the axis; neither: p as it is. A legend
+// inside hides the lines under it, and one at an edge is cut off by the
+// lines reaching it. A legend taller than its room is set in a smaller
+// type (down to 6 pt) to fit.
+func drawPanel(p *plot.Plot, c draw.Canvas, right, below vg.Length) {
+	if right <= 0 && below <= 0 {
+		p.Draw(c)
+		return
+	}
+	lg := p.Legend
+	p.Legend = plot.NewLegend()
+	defer func() { p.Legend = lg }()
+	pc := draw.Crop(c, 0, -right, below, 0)
+	p.Draw(pc)
+	data := p.DataCanvas(pc)
+	box := vg.Rectangle{Min: vg.Point{X: pc.Max.X + legendGap, Y: c.Min.Y}, Max: vg.Point{X: c.Max.X, Y: data.Max.Y}}
+	if right <= 0 {
+		box = vg.Rectangle{Min: vg.Point{X: data.Min.X, Y: c.Min.Y}, Max: vg.Point{X: c.Max.X, Y: c.Min.Y + below - legendGap}}
+	}
+	out := lg
+	out.Top, out.Left, out.XOffs, out.YOffs = true, true, 0, 0
+	// Text height is not proportional to the type size: shrink until it
+	// fits, at most a few times.
+	for range 4 {
+		h := out.Rectangle(draw.Canvas{}).Size().Y + out.TextStyle.FontExtents().Descent
+		if h <= box.Size().Y || out.TextStyle.Font.Size <= vg.Points(6) {
+			break
+		}
+		r := box.Size().Y / h
+		out.TextStyle.Font.Size = max(vg.Points(6), out.TextStyle.Font.Size*r)
+		out.Padding *= r
+	}
+	out.Draw(draw.Canvas{Canvas: c.Canvas, Rectangle: box})
 }
 
 // FileStem turns text into a file-name stem: lower-case letters, digits
@@ -569,7 +707,7 @@ func FileStem(s string) string {
 func FontFaceCSS() (string, error) {
 	var b strings.Builder
 	seen := map[string]bool{}
-	for _, f := range []font.Font{plot.DefaultFont} {
+	for _, f := range []font.Font{sansFont} {
 		face := font.DefaultCache.Lookup(f, 12)
 		if face.Face == nil {
 			return "", fmt.Errorf("plot: font %v not found", f)

@@ -170,8 +170,8 @@ func TestPNG(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if b := img.Bounds(); b.Dx() != 7*96 || b.Dy() != int(4.5*96) {
-		t.Errorf("ECDF is %v, want 672×432", b)
+	if b := img.Bounds(); b.Dx() != 9*96 || b.Dy() != int(5.5*96) {
+		t.Errorf("ECDF is %v, want 864×528", b)
 	}
 	// Tableau blue and orange (the first two runs) appear.
 	seen := map[color.RGBA]int{}
@@ -180,7 +180,7 @@ func TestPNG(t *testing.T) {
 	if seen[blue] < 50 || seen[orange] < 50 {
 		t.Errorf("run colours: blue %d px, orange %d px", seen[blue], seen[orange])
 	}
-	if white := seen[color.RGBA{255, 255, 255, 255}]; white < 672*432/2 {
+	if white := seen[color.RGBA{255, 255, 255, 255}]; white < 864*528/2 {
 		t.Errorf("background: %d white px", white)
 	}
 }

@@ -62,7 +62,7 @@ func Report(rep *analysis.Report, o Options) (figs []Figure, skipped []string, e
 		if dropped > 0 {
 			caption += fmt.Sprintf(" %d non-finite values were left out.", dropped)
 		}
-		if err := add("ecdf-"+figureStem[id], mt.short+" ECDF", caption, 7*vg.Inch, 4.5*vg.Inch, [][]*plot.Plot{{p}}); err != nil {
+		if err := add("ecdf-"+figureStem[id], mt.short+" ECDF", caption, figureWidth, figureHeight, [][]*plot.Plot{{p}}); err != nil {
 			return nil, nil, err
 		}
 		h, _, err := Histogram(mt.short+": histogram per run", xlabel, "share of "+populationWord(id)+" per bin", series, scale, o.Bins)
@@ -70,7 +70,7 @@ func Report(rep *analysis.Report, o Options) (figs []Figure, skipped []string, e
 			return nil, nil, err
 		}
 		caption = fmt.Sprintf("Histogram of %s over %s: the share of each run's values in each of the bins shared by all runs.", mt.short, mt.population)
-		if err := add("hist-"+figureStem[id], mt.short+" histogram", caption, 7*vg.Inch, 4.5*vg.Inch, [][]*plot.Plot{{h}}); err != nil {
+		if err := add("hist-"+figureStem[id], mt.short+" histogram", caption, figureWidth, figureHeight, [][]*plot.Plot{{h}}); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -96,7 +96,7 @@ func Report(rep *analysis.Report, o Options) (figs []Figure, skipped []string, e
 			caption += "; the run's window is unknown, so none is shaded"
 		}
 		name := fmt.Sprintf("gpu-%d-%s", k+1, FileStem(r.Name))
-		if err := add(name, "GPU telemetry of "+r.Name, caption+".", 7*vg.Inch, 8*vg.Inch, rows); err != nil {
+		if err := add(name, "GPU telemetry of "+r.Name, caption+".", 10*vg.Inch, 11*vg.Inch, rows); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -115,6 +115,14 @@ func populationWord(id schemas.MetricID) string {
 	}
 	return "requests"
 }
+
+// Figure sizes: large enough for 5-8 labelled ticks per axis and a legend
+// beside the data area.
+const (
+	figureWidth, figureHeight = 9 * vg.Inch, 5.5 * vg.Inch
+	// panelWidth is the width of one panel of a row of panels.
+	panelWidth = 7 * vg.Inch
+)
 
 type adder func(name, title, caption string, w, h vg.Length, rows [][]*plot.Plot) error
 
@@ -151,7 +159,7 @@ func sweepFigure(rep *analysis.Report, add adder, skipped *[]string) error {
 	if repeated {
 		caption += " A load point run more than once is drawn at the median of its runs (no interval bars there), each run a cross around it."
 	}
-	return add("latency-vs-throughput", "Latency vs throughput", caption, 11*vg.Inch, 4.5*vg.Inch, [][]*plot.Plot{panels})
+	return add("latency-vs-throughput", "Latency vs throughput", caption, vg.Length(len(panels))*panelWidth, figureHeight, [][]*plot.Plot{panels})
 }
 
 // A loadPoint is the runs of one platform at one load (validate.LoadKey):
@@ -370,7 +378,7 @@ func costFigures(rep *analysis.Report, add adder, skipped *[]string) error {
 			name += "-" + strings.ToLower(FileStem(cur))
 		}
 		caption := fmt.Sprintf("Total cost (from the %s) × 1,000,000 / output tokens of successful requests, per run, in %s. Bars show the throughput's interval carried through the cost rate; runs are in input order, not ranked.", src, cur)
-		if err := add(name, "Cost per 1M output tokens ("+cur+")", caption, 7*vg.Inch, 4.5*vg.Inch, [][]*plot.Plot{{p}}); err != nil {
+		if err := add(name, "Cost per 1M output tokens ("+cur+")", caption, figureWidth, figureHeight, [][]*plot.Plot{{p}}); err != nil {
 			return err
 		}
 	}
