@@ -62,6 +62,14 @@ llm-d Benchmark Reports, maps every metric to an explicit definition
 runs, requests and metrics in a bundle of Parquet files. It then tells you
 whether two runs may be compared at all.
 
+How it is built: ingest reads each tool's files into the bundle's tables
+(package schemas: the metric registry, Arrow tables, bundles, datasets); the
+application layer (package analysis) opens bundles and datasets, selects the
+observations, pairs runs, validates, computes statistics and costs, and hands
+each command one finished model; render formats that model as text, CSV,
+JSON, Markdown, JUnit, HTML, a workbook or plots, and never reads a bundle.
+Each command below maps its flags to options and makes that one call.
+
 Exit status: 0 ok, 1 a validation or gate failed, 2 a usage or input error,
 130 interrupted by Ctrl-C (143 by SIGTERM).
 
