@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"context"
+	"fmt"
 	"slices"
 
 	"github.com/verdict-llm/verdict/schemas"
@@ -46,4 +47,43 @@ func ExportRuns(ctx context.Context, dirs []string) ([]ExportRun, error) {
 		out = append(out, ExportRun{Run: d.Run, Metrics: d.Metrics, Validation: v})
 	}
 	return out, nil
+}
+
+// A DatasetExport is what exporting one bundle into a dataset did.
+type DatasetExport struct {
+	Bundle string
+	schemas.ExportResult
+}
+
+// ExportDataset exports each bundle into the dataset directory, in order
+// (schemas.Export: atomic per run, locked against concurrent exports), and
+// with compact set writes a compacted copy of the dataset there afterwards
+// (schemas.Compact). An error names the bundle it happened in.
+func ExportDataset(ctx context.Context, dirs []string, dataset string, replace bool, compact string) ([]DatasetExport, *schemas.CompactIndex, error) {
+	var out []DatasetExport
+	for _, dir := range dirs {
+		b, err := Open(dir)
+		if err != nil {
+			return out, nil, err
+		}
+		res, err := schemas.Export(ctx, b, dataset, schemas.ExportOptions{Replace: replace})
+		if err != nil {
+			return out, nil, fmt.Errorf("%s: %w", dir, err)
+		}
+		out = append(out, DatasetExport{Bundle: dir, ExportResult: res})
+	}
+	if compact == "" {
+		return out, nil, nil
+	}
+	idx, err := schemas.Compact(ctx, dataset, compact, schemas.CompactOptions{Replace: replace})
+	if err != nil {
+		return out, nil, err
+	}
+	return out, &idx, nil
+}
+
+// CheckDataset finds (and with repair, repairs) what interrupted exports
+// left in a dataset (schemas.CheckDataset).
+func CheckDataset(ctx context.Context, dataset string, repair bool) ([]schemas.DatasetProblem, error) {
+	return schemas.CheckDataset(ctx, dataset, repair)
 }

@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"context"
+	"slices"
 
 	"github.com/verdict-llm/verdict/schemas"
 )
@@ -75,4 +76,25 @@ func (rep *Report) RequestCount() int64 {
 		}
 	}
 	return n
+}
+
+// ProfilingRequests reads the request rows of the profiling phase of the
+// bundle at dir into memory, every status included (capture's calibration
+// compares them with the reference server's traces). For small bundles:
+// the rows are held whole.
+func ProfilingRequests(ctx context.Context, dir string) ([]schemas.Request, error) {
+	b, err := Open(dir)
+	if err != nil {
+		return nil, err
+	}
+	var out []schemas.Request
+	err = b.Requests(ctx, func(q *schemas.Request) error {
+		if q.Phase == schemas.PhaseProfiling {
+			c := *q
+			c.ChunkGapsS = slices.Clone(q.ChunkGapsS)
+			out = append(out, c)
+		}
+		return nil
+	})
+	return out, err
 }

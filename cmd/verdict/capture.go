@@ -17,6 +17,7 @@ import (
 	"github.com/vbauerster/mpb/v8"
 	"github.com/vbauerster/mpb/v8/decor"
 
+	"github.com/verdict-llm/verdict/analysis"
 	"github.com/verdict-llm/verdict/capture"
 	"github.com/verdict-llm/verdict/schemas"
 )
@@ -379,19 +380,7 @@ func calibrate(ctx context.Context, dest, endpoint, runID string) (capture.Calib
 	if err != nil {
 		return capture.Calibration{}, err
 	}
-	b, err := schemas.OpenBundle(dest)
-	if err != nil {
-		return capture.Calibration{}, err
-	}
-	var reqs []schemas.Request
-	err = b.Requests(ctx, func(r *schemas.Request) error {
-		if r.Phase == schemas.PhaseProfiling {
-			c := *r
-			c.ChunkGapsS = append([]float64{}, r.ChunkGapsS...)
-			reqs = append(reqs, c)
-		}
-		return nil
-	})
+	reqs, err := analysis.ProfilingRequests(ctx, dest)
 	return capture.Calibrate(reqs, traces), err
 }
 

@@ -101,25 +101,17 @@ func exportDataset(ctx context.Context, cmd *cli.Command) error {
 		return usage("export --format dataset: give the dataset directory with --dataset")
 	}
 	w := cmd.Root().Writer
-	for _, dir := range cmd.Args().Slice() {
-		b, err := analysis.Open(dir)
-		if err != nil {
-			return err
-		}
-		res, err := schemas.Export(ctx, b, cmd.String("dataset"), schemas.ExportOptions{Replace: cmd.Bool("replace")})
-		if err != nil {
-			return fmt.Errorf("%s: %w", dir, err)
-		}
+	exports, idx, err := analysis.ExportDataset(ctx, cmd.Args().Slice(), cmd.String("dataset"), cmd.Bool("replace"), cmd.String("compact"))
+	for _, e := range exports {
 		fmt.Fprintf(w, "%s: %d runs exported (%d requests), %d already in the dataset\n",
-			dir, len(res.Exported), res.Rows[schemas.TableRequests], len(res.Skipped))
+			e.Bundle, len(e.Exported), e.Rows[schemas.TableRequests], len(e.Skipped))
 	}
-	if dest := cmd.String("compact"); dest != "" {
-		idx, err := schemas.Compact(ctx, cmd.String("dataset"), dest, schemas.CompactOptions{Replace: cmd.Bool("replace")})
-		if err != nil {
-			return err
-		}
+	if err != nil {
+		return err
+	}
+	if idx != nil {
 		t := idx.Tables[schemas.TableRequests]
-		fmt.Fprintf(w, "%s: %d runs compacted (%d requests in %d files, %d row groups)\n", dest, len(idx.Runs), t.Rows, len(t.Files), t.RowGroups)
+		fmt.Fprintf(w, "%s: %d runs compacted (%d requests in %d files, %d row groups)\n", cmd.String("compact"), len(idx.Runs), t.Rows, len(t.Files), t.RowGroups)
 	}
 	return nil
 }
@@ -198,7 +190,7 @@ func checkDataset(ctx context.Context, cmd *cli.Command) error {
 	if ds == "" {
 		return usage("export --check/--repair: give the dataset directory with --dataset")
 	}
-	probs, err := schemas.CheckDataset(ctx, ds, repair)
+	probs, err := analysis.CheckDataset(ctx, ds, repair)
 	for _, p := range probs {
 		fmt.Fprintln(w, p)
 	}
