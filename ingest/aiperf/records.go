@@ -1,11 +1,8 @@
 package aiperf
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"fmt"
-	"io"
 	"math"
 	"slices"
 	"strconv"
@@ -98,8 +95,6 @@ type recordReader struct {
 	sink  ingest.Sink
 	runID string
 
-	lp  *lineParser
-	rec record
 	rc  recompute
 	req schemas.Request
 
@@ -109,6 +104,9 @@ type recordReader struct {
 	itlChecked, itlOff  int64
 	firstStart, lastEnd int64
 	haveTimes           bool
+	lay                 layout // of every line
+	fastLines           int64  // lines the fast path read
+	general             bool   // tests: the general path only
 
 	distributions bool // see newRecordReader
 }
@@ -119,7 +117,7 @@ type recordReader struct {
 // file `verdict stats` computes them from the stored rows, so ingest keeps
 // only counts, sums and the span.
 func newRecordReader(ctx context.Context, in *ingest.Input, sink ingest.Sink, runID string, distributions bool) *recordReader {
-	r := &recordReader{ctx: ctx, in: in, sink: sink, runID: runID, lp: newLineParser(in.Path), distributions: distributions}
+	r := &recordReader{ctx: ctx, in: in, sink: sink, runID: runID, distributions: distributions}
 	r.rc.minStart, r.rc.maxEnd = math.MaxInt64, math.MinInt64
 	for _, f := range r.rc.all() {
 		f.MemLimit = spillLimit
@@ -133,43 +131,35 @@ func (r *recordReader) close() {
 	}
 }
 
-// read reads every line.
+// read reads every line: in parallel blocks (see records_blocks.go), or
+// on this goroutine alone with one worker.
 func (r *recordReader) read() error {
 	rc, err := r.in.Open()
 	if err != nil {
 		return err
 	}
 	defer rc.Close()
-	br := bufio.NewReaderSize(rc, 1<<20)
-	var long []byte
-	var off int64
-	line := 0
-	for {
-		b, err := br.ReadSlice('\n')
-		if err == bufio.ErrBufferFull {
-			long = append(long, b...)
-			continue
-		}
-		if err != nil && err != io.EOF {
-			return &ingest.Error{File: r.in.Path, Line: line + 1, Err: err}
-		}
-		if len(long) > 0 {
-			long = append(long, b...)
-			b = long
-		}
-		if len(b) > 0 {
-			line++
-			if e := r.line(b, line, off); e != nil {
-				return e
+	br := &blockReader{path: r.in.Path, r: rc}
+	newParser := func() *blockParser {
+		lp := newLineParser(r.in.Path)
+		lp.general = r.general
+		return &blockParser{lp}
+	}
+	if n := workers(); n > 1 {
+		p := startPipeline(br, newParser, n)
+		defer p.stop()
+		for blk := p.next(); blk != nil; blk = p.next() {
+			err := r.commitBlock(blk)
+			p.release(blk)
+			if err != nil {
+				return err
 			}
-			off += int64(len(b))
 		}
-		long = long[:0]
-		if err == io.EOF {
-			break
-		}
-		if line&0xfff == 0 {
-			if err := r.ctx.Err(); err != nil {
+	} else {
+		bp, blk := newParser(), newBlock()
+		for br.fill(blk) {
+			bp.parse(blk)
+			if err := r.commitBlock(blk); err != nil {
 				return err
 			}
 		}
@@ -180,17 +170,19 @@ func (r *recordReader) read() error {
 	return nil
 }
 
-// line reads one line and commits its record; blank lines are no
-// records.
-func (r *recordReader) line(b []byte, line int, off int64) error {
-	if len(bytes.TrimSpace(b)) == 0 {
-		return nil
+// commitBlock commits a parsed block's records in order.
+func (r *recordReader) commitBlock(blk *block) error {
+	r.lay.or(blk.lay)
+	r.fastLines += blk.fast
+	for i := range blk.recs {
+		if err := r.commit(&blk.recs[i]); err != nil {
+			return err
+		}
 	}
-	r.lp.gaps = r.lp.gaps[:0]
-	if err := r.lp.line(b, line, off, &r.rec); err != nil {
-		return err
+	if blk.err != nil {
+		return blk.err
 	}
-	return r.commit(&r.rec)
+	return r.ctx.Err()
 }
 
 // commit turns a parsed record into a request row, or its rejection, and
@@ -386,12 +378,12 @@ func (r *recordReader) add(req *schemas.Request, rec *record) error {
 func (r *recordReader) versions() versions {
 	vs := anyVersion()
 	switch {
-	case r.lp.lay.dev:
+	case r.lay.dev:
 		vs.until("0.1")
-	case r.lp.lay.phase:
+	case r.lay.phase:
 		vs.since("0.2") // the per-record export shipped in 0.2.0
 	}
-	if r.lp.lay.credit {
+	if r.lay.credit {
 		vs.since("0.6")
 	}
 	return vs

@@ -21,12 +21,17 @@ import (
 // comparison; fast is the number of lines the fast path read.
 func readRecords(t testing.TB, data []byte, general bool) (out []byte, fast int64) {
 	t.Helper()
-	in := ingest.NewInput("profile_export.jsonl", int64(len(data)), "0", func(off int64) (io.ReadCloser, error) {
+	return readInput(t, ingest.NewInput("profile_export.jsonl", int64(len(data)), "0", func(off int64) (io.ReadCloser, error) {
 		return io.NopCloser(bytes.NewReader(data[off:])), nil
-	})
+	}), general)
+}
+
+// readInput is readRecords of an Input.
+func readInput(t testing.TB, in *ingest.Input, general bool) (out []byte, fast int64) {
+	t.Helper()
 	s := &ingesttest.Sink{KeepRequests: true}
 	r := newRecordReader(context.Background(), in, s, "run", true)
-	r.lp.general = general
+	r.general = general
 	err := r.read()
 	if err == nil {
 		err = r.emitComputed(nil)
@@ -40,7 +45,7 @@ func readRecords(t testing.TB, data []byte, general bool) (out []byte, fast int6
 	if err != nil {
 		out = append(out, "\nerror: "+err.Error()...)
 	}
-	return out, r.lp.fastLines
+	return out, r.fastLines
 }
 
 // checkAgree fails unless both paths report the same for data; it
