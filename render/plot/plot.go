@@ -34,6 +34,7 @@ import (
 	"github.com/verdict-llm/verdict/render"
 
 	"github.com/verdict-llm/verdict/schemas"
+	"github.com/verdict-llm/verdict/stats"
 )
 
 // Options configure the figures. The zero value is valid.
@@ -244,14 +245,41 @@ func ECDF(title, xlabel, ylabel string, series []Series, scale float64, maxPoint
 		}
 		l.StepStyle = plotter.PostStep
 		l.LineStyle = lineStyle(i)
-		p.Add(l)
+		marks, err := plotter.NewScatter(ecdfMarks(xs, scale))
+		if err != nil {
+			return nil, 0, err
+		}
+		marks.GlyphStyleFunc = func(k int) draw.GlyphStyle {
+			return draw.GlyphStyle{Color: l.LineStyle.Color, Radius: vg.Points(3.5), Shape: markShapes[k]}
+		}
+		p.Add(l, marks)
 		p.Legend.Add(fmt.Sprintf("%s (n=%d)", s.Name, s.size(n)), l)
 		drawn++
 	}
 	if drawn == 0 {
 		return nil, dropped, errNoData
 	}
+	for k, q := range ecdfLevels {
+		p.Legend.Add(fmt.Sprintf("p%g of each run", 100*q), &plotter.Scatter{GlyphStyle: draw.GlyphStyle{Color: color.Gray{Y: 60}, Radius: vg.Points(3.5), Shape: markShapes[k]}})
+	}
 	return p, dropped, nil
+}
+
+// ecdfLevels are the percentiles marked on each ECDF line, with
+// markShapes: the p50 and p99 the report's tables give.
+var (
+	ecdfLevels = []float64{0.5, 0.99}
+	markShapes = []draw.GlyphDrawer{draw.RingGlyph{}, draw.TriangleGlyph{}}
+)
+
+// ecdfMarks are the points of sorted's ECDF at ecdfLevels: the quantile
+// (type 7, as stats.Linear and the tables) and its level, x scaled.
+func ecdfMarks(sorted []float64, scale float64) plotter.XYs {
+	out := make(plotter.XYs, len(ecdfLevels))
+	for k, q := range ecdfLevels {
+		out[k] = plotter.XY{X: stats.Quantile(sorted, q, stats.Linear) * scale, Y: q}
+	}
+	return out
 }
 
 var errNoData = fmt.Errorf("plot: no data")
@@ -492,8 +520,9 @@ type Track struct {
 }
 
 // Timeline plots tracks over time with [wStart, wEnd] shaded (no shading
-// when wEnd <= wStart).
-func Timeline(title, ylabel string, tracks []Track, wStart, wEnd float64) (*plot.Plot, error) {
+// when wEnd <= wStart), on a value axis from min(0, lowest value) to yMax,
+// or to a little above the highest value when yMax is NaN.
+func Timeline(title, ylabel string, tracks []Track, wStart, wEnd, yMax float64) (*plot.Plot, error) {
 	p := newPlot(title, "time since the first sample or window start (s)", ylabel)
 	p.Legend.Top, p.Legend.Left = true, false
 	lo, hi := math.Inf(1), math.Inf(-1)
@@ -526,7 +555,10 @@ func Timeline(title, ylabel string, tracks []Track, wStart, wEnd float64) (*plot
 	if hi <= lo {
 		hi = lo + 1
 	}
-	hi *= 1.35 // headroom for the legend
+	hi *= 1.08 // the legend is outside the data area (drawPanel)
+	if isFinite(yMax) {
+		hi = yMax
+	}
 	if wEnd > wStart {
 		poly, err := plotter.NewPolygon(plotter.XYs{{X: wStart, Y: lo}, {X: wEnd, Y: lo}, {X: wEnd, Y: hi}, {X: wStart, Y: hi}})
 		if err != nil {

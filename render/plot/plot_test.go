@@ -153,10 +153,14 @@ func TestReportFigures(t *testing.T) {
 		golden(t, f.Name+".png", f.PNG, func(got, want []byte) bool { return pngNear(t, got, want, 0.01) })
 	}
 	gpu := figs[9]
-	for _, s := range []string{"run window", "utilization (%)", "memory used (GiB)", "power (W)", "GPU 0 (H100)", "GPU 1 (H100)"} {
+	for _, s := range []string{"run window", "utilization (%)", "memory used (GiB)", "power (W)", "GPU 0 (H100)", "GPU 1 (H100)",
+		"8 of 42 samples outside it"} {
 		if !bytes.Contains(gpu.SVG, []byte(s)) {
 			t.Errorf("GPU figure lacks %q", s)
 		}
+	}
+	if !strings.Contains(gpu.Caption, "8 of 42 samples outside the run window (4 before, 4 after)") {
+		t.Errorf("GPU caption: %s", gpu.Caption)
 	}
 }
 

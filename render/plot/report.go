@@ -89,9 +89,12 @@ func Report(rep *analysis.Report, o Options) (figs []Figure, skipped []string, e
 		if err != nil {
 			return nil, nil, err
 		}
-		caption := "GPU utilization, memory used and board power per device over time"
+		caption := "GPU utilization (0-100 %), memory used and board power per device over time"
 		if r.Run.WindowStart.OK && r.Run.WindowEnd.OK {
-			caption += "; the shaded band is the run's window"
+			caption += "; the shaded band on each panel is the run's window"
+			if w := outsideWindow(r); w.before+w.after > 0 {
+				caption += ". " + strings.ToUpper(w.String()[:1]) + w.String()[1:] + ": they are drawn but are not the run's load"
+			}
 		} else {
 			caption += "; the run's window is unknown, so none is shaded"
 		}
@@ -257,7 +260,34 @@ func sweepLines(rep *analysis.Report, metric schemas.MetricID, scale float64) []
 	return lines
 }
 
-// gpuPlots draws a run's samples: utilization, memory and power.
+// outside counts a run's samples outside its window.
+type outside struct{ before, after, total int }
+
+func (o outside) String() string {
+	return fmt.Sprintf("%d of %d samples outside the run window (%d before, %d after)", o.before+o.after, o.total, o.before, o.after)
+}
+
+// outsideWindow counts the samples before the run's window starts and
+// after it ends; none when the window is unknown.
+func outsideWindow(r *analysis.ReportRun) outside {
+	o := outside{total: len(r.Samples)}
+	if !r.Run.WindowStart.OK || !r.Run.WindowEnd.OK {
+		return o
+	}
+	for _, s := range r.Samples {
+		switch {
+		case s.Time.Before(r.Run.WindowStart.V):
+			o.before++
+		case s.Time.After(r.Run.WindowEnd.V):
+			o.after++
+		}
+	}
+	return o
+}
+
+// gpuPlots draws a run's samples: utilization, memory and power, each
+// panel with the run window shaded and, when samples lie outside it, a
+// note saying how many.
 func gpuPlots(r *analysis.ReportRun) ([][]*plot.Plot, error) {
 	smp := slices.Clone(r.Samples)
 	slices.SortStableFunc(smp, func(a, b schemas.Sample) int { return a.Time.Compare(b.Time) })
@@ -270,6 +300,10 @@ func gpuPlots(r *analysis.ReportRun) ([][]*plot.Plot, error) {
 		}
 		wStart = r.Run.WindowStart.V.Sub(origin).Seconds()
 		wEnd = r.Run.WindowEnd.V.Sub(origin).Seconds()
+	}
+	var note string // the legend entry under "run window"
+	if w := outsideWindow(r); w.before+w.after > 0 {
+		note = fmt.Sprintf("%d of %d samples outside it", w.before+w.after, w.total)
 	}
 	var devices []string
 	tracks := map[string]*[3]Track{}
@@ -299,10 +333,13 @@ func gpuPlots(r *analysis.ReportRun) ([][]*plot.Plot, error) {
 			tr[2].T, tr[2].V = append(tr[2].T, t), append(tr[2].V, s.PowerW.V)
 		}
 	}
-	titles := []struct{ title, ylabel string }{
-		{"GPU utilization (share of time a kernel ran)", "utilization (%)"},
-		{"GPU memory used", "memory used (GiB)"},
-		{"GPU board power", "power (W)"},
+	titles := []struct {
+		title, ylabel string
+		max           float64
+	}{
+		{"GPU utilization (share of time a kernel ran)", "utilization (%)", 100},
+		{"GPU memory used", "memory used (GiB)", math.NaN()},
+		{"GPU board power", "power (W)", math.NaN()},
 	}
 	var rows [][]*plot.Plot
 	for k, tt := range titles {
@@ -310,15 +347,15 @@ func gpuPlots(r *analysis.ReportRun) ([][]*plot.Plot, error) {
 		for _, d := range devices {
 			ts = append(ts, tracks[d][k])
 		}
-		p, err := Timeline(tt.title+" of "+r.Name, tt.ylabel, ts, wStart, wEnd)
+		p, err := Timeline(tt.title+" of "+r.Name, tt.ylabel, ts, wStart, wEnd, tt.max)
 		if errors.Is(err, errNoData) {
 			continue
 		}
 		if err != nil {
 			return nil, err
 		}
-		if k == 0 {
-			p.Y.Min, p.Y.Max = 0, 135
+		if note != "" {
+			p.Legend.Add(note)
 		}
 		rows = append(rows, []*plot.Plot{p})
 	}
