@@ -213,6 +213,62 @@ type trendRun struct {
 // docs/trend.md explains the method. Errors wrapping ErrTrendInput are
 // the caller's: bad options.
 func Trend(ctx context.Context, dir string, o TrendOptions) (*TrendReport, error) {
+	t, err := newTrendBuilder(dir, o)
+	if err != nil {
+		return nil, err
+	}
+	if err := t.readRuns(ctx); err != nil {
+		return nil, err
+	}
+	series, err := t.series()
+	if err != nil {
+		return nil, err
+	}
+	if t.o.Since != "" {
+		if t.since, err = resolveSince(t.o.Since, t.by, t.runs); err != nil {
+			return nil, err
+		}
+	}
+	jobs := t.tests(series)
+	changes := parallel(jobs, func(j trendJob) []TrendChange { return t.detect(j, t.o.ChangePoint) })
+	if t.since != nil {
+		t.retestWindow(jobs, changes)
+	}
+	for k, j := range jobs {
+		t.rep.Series[j.s].Metrics[j.m].Changes = changes[k]
+	}
+	if t.since != nil {
+		t.rep.Gate = trendGate(t.rep, jobs2tests(t.rep, t.inWindow, t.runs), t.o)
+		t.rep.Gate.Since = t.o.Since
+	}
+	return t.rep, nil
+}
+
+// trendBuilder holds one Trend call's state: the options with their
+// defaults, the dataset's runs in order and the report being filled.
+type trendBuilder struct {
+	dir      string
+	o        TrendOptions
+	by, key  string
+	specs    []TrendStat
+	explicit bool // the metrics were asked for (o.Metrics), not the defaults
+	minSize  int
+	rep      *TrendReport
+	runs     []trendRun
+	byData   map[*validate.RunData]trendRun
+	since    *trendRun // the gate window's first run, when o.Since is set
+}
+
+// A trendJob is one change-point test: a series' values of one statistic
+// with their standard errors and runs, at rep.Series[s].Metrics[m].
+type trendJob struct {
+	s, m int
+	xs   []float64
+	se   []float64
+	runs []trendRun
+}
+
+func newTrendBuilder(dir string, o TrendOptions) (*trendBuilder, error) {
 	by, key, err := parseTrendBy(o.By)
 	if err != nil {
 		return nil, err
@@ -223,109 +279,111 @@ func Trend(ctx context.Context, dir string, o TrendOptions) (*TrendReport, error
 	if o.Alpha == 0 {
 		o.Alpha = 0.05
 	}
-	specs := o.Metrics
-	explicit := specs != nil
-	if !explicit {
-		specs = DefaultTrendMetrics
+	t := &trendBuilder{dir: dir, o: o, by: by, key: key, specs: o.Metrics, explicit: o.Metrics != nil}
+	if !t.explicit {
+		t.specs = DefaultTrendMetrics
+	}
+	t.minSize = o.ChangePoint.MinSize
+	if t.minSize < 2 {
+		t.minSize = stats.DefaultChangePoint.MinSize
 	}
 	if err := checkDatasetPath(dir); err != nil {
 		return nil, err
 	}
-	// Every metric row of the kept runs: the pair rules judge
-	// definitions over all of them (schemas.ScanMetricColumns).
-	scanned, err := schemas.ScanDataset(ctx, dir, schemas.ScanOptions{})
+	t.rep = &TrendReport{Dataset: dir, By: cmp.Or(o.By, "created"), MinChange: o.MinChange}
+	return t, nil
+}
+
+// readRuns reads every run with its metric rows (the pair rules judge
+// definitions over all of them: schemas.ScanMetricColumns) and orders
+// the runs by the ordering key; runs without one are listed as unordered.
+func (t *trendBuilder) readRuns(ctx context.Context) error {
+	scanned, err := schemas.ScanDataset(ctx, t.dir, schemas.ScanOptions{})
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if len(scanned) == 0 {
-		if !schemas.IsDataset(dir) {
-			return nil, fmt.Errorf("%w: %s is not a dataset: it has no runs table (table=%s/) and no %s; verdict export --dataset writes one", ErrTrendInput, dir, schemas.TableRuns, schemas.DatasetFile)
+		if !schemas.IsDataset(t.dir) {
+			return fmt.Errorf("%w: %s is not a dataset: it has no runs table (table=%s/) and no %s; verdict export --dataset writes one", ErrTrendInput, t.dir, schemas.TableRuns, schemas.DatasetFile)
 		}
-		return nil, fmt.Errorf("%w: %s holds no runs", ErrTrendInput, dir)
+		return fmt.Errorf("%w: %s holds no runs", ErrTrendInput, t.dir)
 	}
-	rep := &TrendReport{Dataset: dir, By: o.By, MinChange: o.MinChange}
-	if rep.By == "" {
-		rep.By = "created"
-	}
-	var runs []trendRun
 	for i := range scanned {
-		d := &validate.RunData{Bundle: dir, Run: scanned[i].Run, Metrics: scanned[i].Metrics}
+		d := &validate.RunData{Bundle: t.dir, Run: scanned[i].Run, Metrics: scanned[i].Metrics}
 		tr := trendRun{d: d}
-		if t, ok := runTime(d.Run); ok {
-			tr.at = t
+		if at, ok := runTime(d.Run); ok {
+			tr.at = at
 		}
-		switch by {
+		switch t.by {
 		case "created":
 			if tr.at.IsZero() {
-				rep.Unordered = append(rep.Unordered, TrendExcluded{RunID: d.Run.ID, Reasons: []string{"no start time (window_start or the tool's date)"}})
+				t.rep.Unordered = append(t.rep.Unordered, TrendExcluded{RunID: d.Run.ID, Reasons: []string{"no start time (window_start or the tool's date)"}})
 				continue
 			}
 			tr.order = tr.at.UTC().Format(time.RFC3339)
 		case "label":
-			v, ok := d.Run.Labels[key]
+			v, ok := d.Run.Labels[t.key]
 			if !ok {
-				rep.Unordered = append(rep.Unordered, TrendExcluded{RunID: d.Run.ID, Reasons: []string{"no label " + key}})
+				t.rep.Unordered = append(t.rep.Unordered, TrendExcluded{RunID: d.Run.ID, Reasons: []string{"no label " + t.key}})
 				continue
 			}
 			tr.order = v
 		}
-		runs = append(runs, tr)
+		t.runs = append(t.runs, tr)
 	}
-	less := func(a, b trendRun) int {
-		c := 0
-		if by == "label" {
-			c = NaturalCompare(a.order, b.order)
-		}
-		if c == 0 {
-			c = a.at.Compare(b.at)
-		}
-		return cmp.Or(c, strings.Compare(a.d.Run.ID, b.d.Run.ID))
+	slices.SortStableFunc(t.runs, t.less)
+	t.byData = map[*validate.RunData]trendRun{}
+	for _, r := range t.runs {
+		t.byData[r.d] = r
 	}
-	slices.SortStableFunc(runs, less)
-	byData := map[*validate.RunData]trendRun{}
-	data := make([]*validate.RunData, len(runs))
-	for i, r := range runs {
+	return nil
+}
+
+// less orders runs by the ordering key (labels in natural order), then
+// start time, then run ID.
+func (t *trendBuilder) less(a, b trendRun) int {
+	c := 0
+	if t.by == "label" {
+		c = NaturalCompare(a.order, b.order)
+	}
+	if c == 0 {
+		c = a.at.Compare(b.at)
+	}
+	return cmp.Or(c, strings.Compare(a.d.Run.ID, b.d.Run.ID))
+}
+
+func (t *trendBuilder) inWindow(r trendRun) bool { return t.since != nil && t.less(r, *t.since) >= 0 }
+
+// series splits the ordered runs into series of one configuration
+// (validate.Series); the ordering label, when there is one, may vary.
+func (t *trendBuilder) series() ([]validate.RunSeries, error) {
+	data := make([]*validate.RunData, len(t.runs))
+	for i, r := range t.runs {
 		data[i] = r.d
-		byData[r.d] = r
 	}
-	vary := slices.Clone(o.Vary)
-	if by == "label" {
-		vary = append(vary, "label:"+key)
-		if slices.Contains(validate.InventoryFieldNames(), key) {
-			vary = append(vary, key)
+	vary := slices.Clone(t.o.Vary)
+	if t.by == "label" {
+		vary = append(vary, "label:"+t.key)
+		if slices.Contains(validate.InventoryFieldNames(), t.key) {
+			vary = append(vary, t.key)
 		}
 	}
-	series, err := validate.Series(data, validate.SeriesOptions{Vary: vary, Split: o.Split})
+	series, err := validate.Series(data, validate.SeriesOptions{Vary: vary, Split: t.o.Split})
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrTrendInput, err)
 	}
+	return series, nil
+}
 
-	// The gate's window: where it starts, as an ordering value.
-	var since *trendRun
-	if o.Since != "" {
-		since, err = resolveSince(o.Since, by, runs)
-		if err != nil {
-			return nil, err
-		}
-	}
-	inWindow := func(r trendRun) bool { return since != nil && less(r, *since) >= 0 }
-
-	cp := o.ChangePoint
-	minSize := cp.MinSize
-	if minSize < 2 {
-		minSize = stats.DefaultChangePoint.MinSize
-	}
-	type job struct {
-		s, m int
-		xs   []float64
-		se   []float64
-		runs []trendRun
-	}
-	var jobs []job
+// tests fills rep.Series, one per series with its runs, exclusions and
+// statistics, and returns the change-point tests of the statistics with
+// enough values.
+func (t *trendBuilder) tests(series []validate.RunSeries) []trendJob {
+	var jobs []trendJob
 	for si, s := range series {
 		ts := TrendSeries{Name: s.Name, Fields: s.Fields}
 		for _, d := range s.Runs {
-			ts.Runs = append(ts.Runs, TrendRun{RunID: d.Run.ID, Order: byData[d].order})
+			ts.Runs = append(ts.Runs, TrendRun{RunID: d.Run.ID, Order: t.byData[d].order})
 		}
 		for _, e := range s.Excluded {
 			var why []string
@@ -334,96 +392,104 @@ func Trend(ctx context.Context, dir string, o TrendOptions) (*TrendReport, error
 			}
 			ts.Excluded = append(ts.Excluded, TrendExcluded{RunID: e.Run.Run.ID, Reasons: why})
 		}
-		if len(s.Runs) < 2*minSize {
+		if len(s.Runs) < 2*t.minSize {
 			ts.Notes = append(ts.Notes, fmt.Sprintf("%d comparable %s: too few to look for a change (at least %d: segments of at least %d runs); no change is claimed",
-				len(s.Runs), plural(len(s.Runs), "run", "runs"), 2*minSize, minSize))
+				len(s.Runs), plural(len(s.Runs), "run", "runs"), 2*t.minSize, t.minSize))
 		}
-		for _, spec := range specs {
-			def, _ := schemas.Lookup(spec.Metric)
-			tm := TrendMetric{Stat: spec, Name: def.Name, Unit: def.Unit, Direction: def.Direction}
-			var xs, se []float64
-			var rs []trendRun
-			missing := 0
-			for _, d := range s.Runs {
-				v, e, ok := runStatistic(d.Metrics, spec)
-				if !ok {
-					missing++
-					continue
-				}
-				r := byData[d]
-				tm.Points = append(tm.Points, TrendPoint{RunID: d.Run.ID, Order: r.order, Value: v, SE: e})
-				xs, se, rs = append(xs, v), append(se, e), append(rs, r)
-			}
-			if len(tm.Points) == 0 {
-				if explicit {
+		for _, spec := range t.specs {
+			tm, j, ok := t.metric(s, spec)
+			if !ok {
+				if t.explicit {
 					ts.Notes = append(ts.Notes, spec.Label()+": no run of the series has it")
 				}
 				continue
 			}
-			if missing > 0 {
-				tm.Note = fmt.Sprintf("%d %s without it left out", missing, plural(missing, "run", "runs"))
-			}
-			if len(xs) < 2*minSize {
-				tm.Note = strings.TrimPrefix(tm.Note+"; ", "; ") + fmt.Sprintf("%d %s: too few to look for a change", len(xs), plural(len(xs), "value", "values"))
-			} else {
-				jobs = append(jobs, job{s: si, m: len(ts.Metrics), xs: xs, se: se, runs: rs})
+			if j != nil {
+				j.s, j.m = si, len(ts.Metrics)
+				jobs = append(jobs, *j)
 			}
 			ts.Metrics = append(ts.Metrics, tm)
 		}
-		rep.Series = append(rep.Series, ts)
+		t.rep.Series = append(t.rep.Series, ts)
 	}
-	detect := func(j job, cp stats.ChangePointOptions) []TrendChange {
-		tm := &rep.Series[j.s].Metrics[j.m]
-		se := j.se
-		if !slices.ContainsFunc(se, func(v float64) bool { return v > 0 }) {
-			se = nil
+	return jobs
+}
+
+// metric is one statistic of a series: its points, and its test when it
+// has enough values (ok is false when no run has the statistic).
+func (t *trendBuilder) metric(s validate.RunSeries, spec TrendStat) (TrendMetric, *trendJob, bool) {
+	def, _ := schemas.Lookup(spec.Metric)
+	tm := TrendMetric{Stat: spec, Name: def.Name, Unit: def.Unit, Direction: def.Direction}
+	var j trendJob
+	missing := 0
+	for _, d := range s.Runs {
+		v, e, ok := runStatistic(d.Metrics, spec)
+		if !ok {
+			missing++
+			continue
 		}
-		var out []TrendChange
-		for _, c := range stats.EDivisive(j.xs, se, cp) {
-			r := j.runs[c.Index]
-			tc := TrendChange{Index: c.Index, RunID: r.d.Run.ID, Order: r.order, Before: c.Before, After: c.After,
-				Relative: c.Relative, Lo: c.Lo, Hi: c.Hi, P: c.P, PHolm: math.NaN(), InWindow: inWindow(r)}
-			tc.Direction, tc.Regression = judgeChange(c, tm.Direction, o.MinChange)
-			out = append(out, tc)
-		}
-		return out
+		r := t.byData[d]
+		tm.Points = append(tm.Points, TrendPoint{RunID: d.Run.ID, Order: r.order, Value: v, SE: e})
+		j.xs, j.se, j.runs = append(j.xs, v), append(j.se, e), append(j.runs, r)
 	}
-	changes := parallel(jobs, func(j job) []TrendChange { return detect(j, cp) })
-	if since != nil {
-		// The smallest permutation p-value is 1/(R+1): with m tests Holm
-		// can reach Alpha only when m/(R+1) is below it. The tests with a
-		// regression in the window are run again with R raised so that
-		// m/(R+1) is half of Alpha, at most MaxGatePermutations
-		// (docs/trend.md, section 3).
-		m := 0
-		var again []int
-		for k, j := range jobs {
-			if !inWindow(j.runs[len(j.runs)-1]) {
-				continue
-			}
-			m++
-			if slices.ContainsFunc(changes[k], func(c TrendChange) bool { return c.InWindow && c.Regression }) {
-				again = append(again, k)
-			}
-		}
-		hi := cp
-		hi.Permutations = min(MaxGatePermutations, max(int(math.Ceil(2*float64(m)/o.Alpha))-1, cp.Permutations, stats.DefaultChangePoint.Permutations))
-		redo := make([]job, len(again))
-		for i, k := range again {
-			redo[i] = jobs[k]
-		}
-		for i, cs := range parallel(redo, func(j job) []TrendChange { return detect(j, hi) }) {
-			changes[again[i]] = cs
-		}
+	if len(tm.Points) == 0 {
+		return tm, nil, false
 	}
+	if missing > 0 {
+		tm.Note = fmt.Sprintf("%d %s without it left out", missing, plural(missing, "run", "runs"))
+	}
+	if len(j.xs) < 2*t.minSize {
+		tm.Note = strings.TrimPrefix(tm.Note+"; ", "; ") + fmt.Sprintf("%d %s: too few to look for a change", len(j.xs), plural(len(j.xs), "value", "values"))
+		return tm, nil, true
+	}
+	return tm, &j, true
+}
+
+// detect runs E-Divisive on one test and judges each change.
+func (t *trendBuilder) detect(j trendJob, cp stats.ChangePointOptions) []TrendChange {
+	tm := &t.rep.Series[j.s].Metrics[j.m]
+	se := j.se
+	if !slices.ContainsFunc(se, func(v float64) bool { return v > 0 }) {
+		se = nil
+	}
+	var out []TrendChange
+	for _, c := range stats.EDivisive(j.xs, se, cp) {
+		r := j.runs[c.Index]
+		tc := TrendChange{Index: c.Index, RunID: r.d.Run.ID, Order: r.order, Before: c.Before, After: c.After,
+			Relative: c.Relative, Lo: c.Lo, Hi: c.Hi, P: c.P, PHolm: math.NaN(), InWindow: t.inWindow(r)}
+		tc.Direction, tc.Regression = judgeChange(c, tm.Direction, t.o.MinChange)
+		out = append(out, tc)
+	}
+	return out
+}
+
+// retestWindow runs the tests with a regression in the gate's window
+// again with more permutations. The smallest permutation p-value is
+// 1/(R+1): with m tests Holm can reach Alpha only when m/(R+1) is below
+// it, so R is raised until m/(R+1) is half of Alpha, at most
+// MaxGatePermutations (docs/trend.md, section 3).
+func (t *trendBuilder) retestWindow(jobs []trendJob, changes [][]TrendChange) {
+	cp := t.o.ChangePoint
+	m := 0
+	var again []int
 	for k, j := range jobs {
-		rep.Series[j.s].Metrics[j.m].Changes = changes[k]
+		if !t.inWindow(j.runs[len(j.runs)-1]) {
+			continue
+		}
+		m++
+		if slices.ContainsFunc(changes[k], func(c TrendChange) bool { return c.InWindow && c.Regression }) {
+			again = append(again, k)
+		}
 	}
-	if since != nil {
-		rep.Gate = trendGate(rep, jobs2tests(rep, inWindow, runs), o)
-		rep.Gate.Since = o.Since
+	hi := cp
+	hi.Permutations = min(MaxGatePermutations, max(int(math.Ceil(2*float64(m)/t.o.Alpha))-1, cp.Permutations, stats.DefaultChangePoint.Permutations))
+	redo := make([]trendJob, len(again))
+	for i, k := range again {
+		redo[i] = jobs[k]
 	}
-	return rep, nil
+	for i, cs := range parallel(redo, func(j trendJob) []TrendChange { return t.detect(j, hi) }) {
+		changes[again[i]] = cs
+	}
 }
 
 // checkDatasetPath says what a path that cannot be a dataset is instead:
