@@ -220,12 +220,18 @@ func compareStatistic(id schemas.MetricID, old, new []float64, s stats.Statistic
 	unit := schemas.MustLookup(id).Unit
 	eo := o.EstimateOptions
 	eo.Confidence = o.confidence()
-	co := stats.CompareOptions{Center: s, Bootstrap: eo.Bootstrap(), Alpha: o.alpha()}
+	// The scheme is --interval, as verdict stats reads it (old and new in
+	// dispatch order; stats.Compare resamples them as EstimateSeries does).
+	co := stats.CompareOptions{Center: s, Bootstrap: eo.Bootstrap(), Alpha: o.alpha(), Scheme: eo.Interval}
 	c := stats.Compare(old, new, co)
 	r := ComparisonRow{Metric: id, Percentile: pct, Unit: unit,
 		Old: fromInterval(stat, pct, c.Old), New: fromInterval(stat, pct, c.New),
 		Delta: fromInterval(stat, pct, c.Delta), Change: fromInterval(stat, pct, c.Ratio),
 		Test: c.Basis, P: math.NaN(), Significant: c.Significant, N: [2]int{len(old), len(new)}}
+	if c.OldSeries != nil && c.NewSeries != nil {
+		r.Old, r.New = fromSeries(stat, pct, *c.OldSeries), fromSeries(stat, pct, *c.NewSeries)
+		r.Delta.Scheme, r.Change.Scheme = string(eo.Interval), string(eo.Interval)
+	}
 	r.Change.Value, r.Change.Lo, r.Change.Hi = 100*(r.Change.Value-1), 100*(r.Change.Lo-1), 100*(r.Change.Hi-1)
 	if c.Basis == stats.MannWhitneyTest {
 		r.P = c.Test.P

@@ -74,15 +74,25 @@ func addCompareRow(t *Table, r analysis.ComparisonRow) {
 
 // compareNotes explain a table of ComparisonRows: the change's interval,
 // each row's test and "~".
-func compareNotes(alpha, conf float64, resamples int, seed uint64) []string {
+// With the i.i.d. scheme ("" or iid) the notes say the requests are
+// treated as independent; a dependent scheme names its resampling, and
+// the median is then judged by its interval too (the U test assumes
+// independence; stats.CompareOptions.Scheme).
+func compareNotes(alpha, conf float64, resamples int, seed uint64, scheme stats.Scheme) []string {
 	if alpha == 0 {
 		alpha = stats.DefaultCompare.Alpha
 	}
 	if conf <= 0 {
 		conf = analysis.DefaultStats.Confidence
 	}
+	if scheme != "" && scheme != stats.SchemeIID {
+		return []string{
+			fmt.Sprintf("change: new/old - 1 with a %g%% interval (--interval %s: %s; the two runs resampled independently, %d resamples, seed %d); old and new carry the intervals verdict stats --interval %s gives each run", 100*conf, scheme, scheme.Text(), resamples, seed, scheme),
+			fmt.Sprintf("test: each row, the median too, is judged by its %g%% interval: CI ratio = the interval of new/old excludes 1 (CI delta: of new - old excludes 0, when the old value is 0); the Mann-Whitney U test assumes independent requests, so it decides nothing here", 100*conf),
+			"~: no significant difference by the row's test, whatever the point estimates say"}
+	}
 	return []string{
-		fmt.Sprintf("change: new/old - 1 with a %g%% bootstrap interval (BCa, %d resamples, seed %d); old and new carry the intervals verdict stats gives each run", 100*conf, resamples, seed),
+		fmt.Sprintf("change: new/old - 1 with a %g%% bootstrap interval (BCa, %d resamples, seed %d), which treats each run's requests as independent (i.i.d.; --interval block, stationary or ess keeps neighbouring requests together); old and new carry the intervals verdict stats gives each run", 100*conf, resamples, seed),
 		fmt.Sprintf("test: each row is judged by a test of its own statistic: U = two-sided Mann-Whitney U test of the two distributions (the median, as benchstat does; p is its p-value, significant below alpha %g); CI ratio = the %g%% interval of new/old excludes 1 (every other percentile; CI delta: of new - old excludes 0, when the old value is 0)", alpha, 100*conf),
 		"~: no significant difference by the row's test, whatever the point estimates say"}
 }
@@ -99,7 +109,7 @@ func CompareTables(c *analysis.Comparison) []*Table {
 		for _, r := range p.Rows {
 			addCompareRow(t, r)
 		}
-		t.Notes = append(t.Notes, compareNotes(o.Alpha, o.Confidence, o.Resamples, o.Seed)...)
+		t.Notes = append(t.Notes, compareNotes(o.Alpha, o.Confidence, o.Resamples, o.Seed, o.Interval)...)
 		t.Notes = append(t.Notes, p.Notes...)
 		out = append(out, t)
 	}

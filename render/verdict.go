@@ -79,7 +79,7 @@ func DifferenceTables(rep *analysis.Report) []*Table {
 			addCompareRow(t, r)
 		}
 		t.Notes = append(t.Notes, "old is "+e.A.Name+", new is "+e.B.Name)
-		t.Notes = append(t.Notes, compareNotes(0, rep.Confidence, rep.Resamples, rep.Seed)...)
+		t.Notes = append(t.Notes, compareNotes(0, rep.Confidence, rep.Resamples, rep.Seed, "")...)
 		if e.DifferencesNote != "" {
 			t.Notes = append(t.Notes, e.DifferencesNote)
 		}

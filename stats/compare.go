@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strconv"
 )
 
@@ -20,6 +21,14 @@ type CompareOptions struct {
 	// significant when the interval at Bootstrap.Confidence excludes no
 	// change.
 	Alpha float64
+	// Scheme is how each sample's requests are resampled: "" or SchemeIID
+	// treats them as independent (BCa intervals, the U test for the
+	// median); the dependent schemes (SchemeBlock, SchemeStationary,
+	// SchemeESS) resample each sample as a time series in the order given,
+	// as EstimateSeries does, with percentile intervals, and judge every
+	// statistic, the median too, by the ratio's interval: the U test
+	// assumes independent requests.
+	Scheme Scheme
 }
 
 // A SignificanceTest names how Compare decides whether a change is
@@ -84,6 +93,9 @@ type Comparison struct {
 	Significant bool
 	// Warnings gathers the caveats of the intervals and the test.
 	Warnings []error
+	// OldSeries and NewSeries say how Old and New were resampled (their
+	// scheme and block length); set only for a dependent Scheme.
+	OldSeries, NewSeries *SeriesInterval
 }
 
 // Compare compares old and new: the center statistic of each with its
@@ -97,6 +109,9 @@ type Comparison struct {
 // The intervals are deterministic like Bootstrap's. Compare panics on an
 // empty sample, NaN or invalid options.
 func Compare(old, new []float64, o CompareOptions) Comparison {
+	if o.Scheme != "" && o.Scheme != SchemeIID {
+		return compareSeries(old, new, o)
+	}
 	if o.Center.Func == nil {
 		o.Center = MedianStatistic()
 	}
@@ -226,3 +241,78 @@ func signed(v float64, format byte, prec int) string {
 	}
 	return s
 }
+
+// compareSeries is Compare under a dependent scheme: Old and New are
+// EstimateSeries of each sample (the intervals verdict stats gives each
+// run); the difference and ratio are percentile intervals of the paired
+// replicates of the two samples' series bootstraps, the new sample's
+// drawn on a stream of its own so the two are independent. Every
+// statistic is judged by the ratio's interval (the delta's when the old
+// value is 0).
+func compareSeries(old, new []float64, o CompareOptions) Comparison {
+	if o.Center.Func == nil {
+		o.Center = MedianStatistic()
+	}
+	if o.Alpha == 0 {
+		o.Alpha = DefaultCompare.Alpha
+	}
+	if !(o.Alpha > 0 && o.Alpha < 1) {
+		panic(fmt.Sprintf("stats: Compare with alpha %v", o.Alpha))
+	}
+	if len(old) == 0 || len(new) == 0 {
+		panic("stats: Compare of an empty sample")
+	}
+	if slices.ContainsFunc(old, math.IsNaN) || slices.ContainsFunc(new, math.IsNaN) {
+		panic("stats: Compare of a sample holding NaN")
+	}
+	s := o.Center
+	so := SeriesOptions{Scheme: o.Scheme, Bootstrap: o.Bootstrap}
+	c := Comparison{Alpha: o.Alpha, Test: MannWhitneyU(old, new), Basis: RatioIntervalTest}
+	oldIv, ro := seriesReplicates(old, s, so, true)
+	newIv := EstimateSeries(new, s, so)
+	alt := so
+	alt.Bootstrap.Seed = so.withDefaults().Bootstrap.Seed ^ compareStream
+	_, rn := seriesReplicates(new, s, alt, true)
+	c.Old, c.New = oldIv.Interval, newIv.Interval
+	c.OldSeries, c.NewSeries = &oldIv, &newIv
+	bo := so.withDefaults().Bootstrap
+	eo, en := c.Old.Estimate, c.New.Estimate
+	mk := func(name string, est float64) Interval {
+		return Interval{Statistic: name, Estimate: est, Confidence: bo.Confidence, Method: Percentile,
+			N: len(old) + len(new), Resamples: bo.Resamples, Seed: bo.Seed, Lo: math.NaN(), Hi: math.NaN(),
+			StdErr: math.NaN(), Z0: math.NaN(), Acceleration: math.NaN()}
+	}
+	c.Delta, c.Ratio = mk(s.Name+" delta", en-eo), mk(s.Name+" ratio", en/eo)
+	if len(ro) == len(rn) && len(ro) > 0 {
+		rd, rr := make([]float64, len(ro)), make([]float64, len(ro))
+		for i := range ro {
+			rd[i], rr[i] = rn[i]-ro[i], rn[i]/ro[i]
+		}
+		finishInterval(&c.Delta, rd, bo, nil)
+		if eo != 0 {
+			finishInterval(&c.Ratio, rr, bo, nil)
+		}
+	}
+	if eo == 0 {
+		c.Ratio.Lo, c.Ratio.Hi, c.Ratio.StdErr = math.NaN(), math.NaN(), math.NaN()
+		c.Ratio.Warnings = append(c.Ratio.Warnings, fmt.Errorf("%s: old value is 0; no ratio", c.Ratio.Statistic))
+	}
+	c.Warnings = append(c.Warnings, oldIv.Warnings...)
+	c.Warnings = append(c.Warnings, newIv.Warnings...)
+	c.Warnings = append(c.Warnings, c.Delta.Warnings...)
+	c.Warnings = append(c.Warnings, c.Ratio.Warnings...)
+	if math.IsNaN(c.Ratio.Lo) || math.IsNaN(c.Ratio.Hi) {
+		c.Basis = DeltaIntervalTest
+	}
+	switch c.Basis {
+	case RatioIntervalTest:
+		c.Significant = c.Ratio.Lo > 1 || c.Ratio.Hi < 1
+	case DeltaIntervalTest:
+		c.Significant = c.Delta.Lo > 0 || c.Delta.Hi < 0
+	}
+	return c
+}
+
+// compareStream decorrelates the new sample's resamples from the old's
+// (both would otherwise draw the same block starts).
+const compareStream = 0x9e3779b97f4a7c15

@@ -2,6 +2,7 @@ package stats
 
 import (
 	"math"
+	"math/rand/v2"
 	"reflect"
 	"strings"
 	"testing"
@@ -76,5 +77,66 @@ func TestCompareSmallAndZero(t *testing.T) {
 	z := Compare([]float64{0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, []float64{1, 1, 1, 1, 1, 1, 1, 1, 1, 1}, CompareOptions{})
 	if !math.IsNaN(z.Ratio.Lo) || !strings.HasPrefix(z.String(), "+1 (p=") {
 		t.Errorf("zero old: %v, ratio %+v", z, z.Ratio)
+	}
+}
+
+// TestCompareSchemeAR1: two independent AR(1) latency series of one
+// distribution differ by chance only. The i.i.d. comparison, which treats
+// neighbouring requests as independent, calls far more of them different
+// than its 5% level (0.41 for the mean here, as 2 P(|Z| > 1.96 sqrt(0.4/1.6))
+// = 0.33 predicts up to the p90's and the sampling error); the block
+// schemes come near 5%, within the small downward coverage bias the block
+// bootstraps have at this length (TestCoverageAR1 allows coverage down to
+// 0.89 per interval, and a difference of two such is wider still) and the
+// 2.2-point sampling error of 100 pairs. Each dependent
+// comparison's Old and New are EstimateSeries of each series, as verdict
+// stats gives them.
+func TestCompareSchemeAR1(t *testing.T) {
+	const sims, n, phi = 100, 1000, 0.6
+	latencies := func(seed uint64) []float64 {
+		xs := ar1(rand.New(rand.NewPCG(seed, 7)), n, phi)
+		for i, x := range xs {
+			xs[i] = 1 + math.Exp(0.3*x)
+		}
+		return xs
+	}
+	bo := BootstrapOptions{Resamples: 300, Workers: 2}
+	for _, c := range []struct {
+		scheme Scheme
+		stat   Statistic
+		lo, hi float64 // bounds on the share called different
+	}{
+		{SchemeIID, MeanStatistic(), 0.2, 1},
+		{SchemeIID, QuantileStatistic(0.9, Linear), 0.2, 1},
+		{SchemeBlock, MeanStatistic(), 0, 0.16},
+		{SchemeBlock, MedianStatistic(), 0, 0.16},
+		{SchemeStationary, QuantileStatistic(0.9, Linear), 0, 0.16},
+		{SchemeESS, MedianStatistic(), 0, 0.16},
+	} {
+		different := 0
+		for sim := range uint64(sims) {
+			old, new := latencies(2*sim), latencies(2*sim+1)
+			o := CompareOptions{Center: c.stat, Bootstrap: bo, Scheme: c.scheme}
+			o.Bootstrap.Seed = sim
+			cmp := Compare(old, new, o)
+			if cmp.Significant {
+				different++
+			}
+			if c.scheme == SchemeIID {
+				continue
+			}
+			if cmp.Basis != RatioIntervalTest || cmp.Ratio.Method != Percentile || cmp.OldSeries == nil || cmp.OldSeries.Scheme != c.scheme {
+				t.Fatalf("%s %s: basis %s, method %s, series %+v", c.scheme, c.stat.Name, cmp.Basis, cmp.Ratio.Method, cmp.OldSeries)
+			}
+			want := EstimateSeries(new, c.stat, SeriesOptions{Scheme: c.scheme, Bootstrap: o.Bootstrap})
+			if cmp.New.Lo != want.Lo || cmp.New.Hi != want.Hi || cmp.Delta.Estimate != cmp.New.Estimate-cmp.Old.Estimate {
+				t.Fatalf("%s %s: new [%v, %v], EstimateSeries [%v, %v]", c.scheme, c.stat.Name, cmp.New.Lo, cmp.New.Hi, want.Lo, want.Hi)
+			}
+		}
+		share := float64(different) / sims
+		t.Logf("%-10s %-6s called different %.2f", c.scheme, c.stat.Name, share)
+		if share < c.lo || share > c.hi {
+			t.Errorf("%s %s: %.2f of same-distribution pairs called different, want [%.2f, %.2f]", c.scheme, c.stat.Name, share, c.lo, c.hi)
+		}
 	}
 }

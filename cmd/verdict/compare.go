@@ -32,9 +32,20 @@ does; for every other percentile whether the interval of new/old excludes
 1. "~" means the row's test does not show a difference, whatever the
 point estimates say.
 
+--interval says how each run's requests are resampled, as for verdict
+stats (see verdict stats --help). The default, iid, treats them as
+independent (BCa intervals); the requests of a loaded server are
+correlated, so its intervals are too narrow and it finds differences too
+often. block, stationary and ess keep neighbouring requests together:
+old and new carry the intervals verdict stats --interval gives them, the
+change's interval pairs the two runs' replicates (drawn independently),
+and every row, the median too, is judged by that interval, since the
+Mann-Whitney test assumes independent requests.
+
 Examples:
    verdict compare out/platform-a.bundle out/platform-b.bundle
    verdict compare --metric ttft,tpot --percentiles 50,99 old.bundle new.bundle
+   verdict compare --interval block --metric ttft old.bundle new.bundle
    verdict compare --format markdown old.bundle new.bundle >> "$GITHUB_STEP_SUMMARY"`,
 		Flags: []cli.Flag{
 			&cli.StringSliceFlag{Name: "metric", Usage: "definition `ID`s to compare (default: all observed in both)"},
@@ -43,6 +54,7 @@ Examples:
 			&cli.FloatFlag{Name: "ci", Value: def.Confidence, Usage: "confidence of the bootstrap intervals"},
 			&cli.IntFlag{Name: "resamples", Value: def.Resamples, Usage: "bootstrap resamples"},
 			&cli.Uint64Flag{Name: "seed", Value: def.Seed, Usage: "bootstrap seed"},
+			intervalFlag(),
 			&cli.FloatFlag{Name: "alpha", Value: 0.05, Usage: "significance level of the Mann-Whitney test (the median's)"},
 			&cli.StringFlag{Name: "policy", Usage: "validation policy `FILE` (YAML), as for verdict validate", TakesFile: true},
 			&cli.BoolFlag{Name: "mean", Usage: "also compare each metric's mean (judged by the interval of new/old)"},

@@ -181,3 +181,45 @@ func TestStatsNoSeries(t *testing.T) {
 		t.Errorf("an interval note without any interval:\n%s", out)
 	}
 }
+
+// TestCompareInterval: compare --interval resamples as verdict stats
+// --interval does (old carries the very interval stats gives the run) and
+// says so; the default says its intervals treat requests as i.i.d.
+func TestCompareInterval(t *testing.T) {
+	a, b := demoBundles(t)
+	// The p99 cell of ttft's row: "168.7 [151.1, 217.1] ms" in both views.
+	cell := func(out string, col int) string {
+		for _, l := range strings.Split(out, "\n") {
+			if f := strings.Split(strings.Join(strings.Fields(l), " "), " "); len(f) > 1 && f[0] == "ttft" {
+				return strings.Join(strings.Fields(l)[col:col+4], " ")
+			}
+		}
+		return ""
+	}
+	for _, c := range []struct {
+		scheme, note string
+	}{
+		{"iid", "which treats each run's requests as independent (i.i.d."},
+		{"block", "(--interval block: circular block bootstrap"},
+		{"ess", "(--interval ess: i.i.d. bootstrap of the effective sample size"},
+	} {
+		code, cmpOut, errs := runCLI(t, "compare", "--resamples", "500", "--interval", c.scheme, "--metric", "ttft", "--percentiles", "99", a, b)
+		if code != 0 {
+			t.Fatalf("%s: %d %s", c.scheme, code, errs)
+		}
+		_, statsOut, _ := runCLI(t, "stats", "--resamples", "500", "--interval", c.scheme, "--metric", "ttft", "--percentiles", "99", a)
+		old, want := cell(cmpOut, 2), cell(statsOut, 6) // stats: metric n mean(4 fields) p99
+		if old == "" || old != want {
+			t.Errorf("%s: compare's old p99 %q, verdict stats %q", c.scheme, old, want)
+		}
+		if !strings.Contains(cmpOut, c.note) {
+			t.Errorf("%s: no note %q:\n%s", c.scheme, c.note, cmpOut)
+		}
+		if c.scheme != "iid" && !strings.Contains(cmpOut, "the Mann-Whitney U test assumes independent requests") {
+			t.Errorf("%s: the note does not say the U test is not used", c.scheme)
+		}
+	}
+	if code, _, errs := runCLI(t, "compare", "--interval", "bags", a, b); code != 2 || !strings.Contains(errs, "--interval") {
+		t.Errorf("--interval bags: %d %s", code, errs)
+	}
+}
