@@ -17,12 +17,16 @@ import (
 // show it (reasoning tokens 0 in every request, or a reported 0). With that
 // evidence on both sides, ttft = ttft_answer, tpot = tpot_answer and
 // output_tokens = answer_tokens, and V004 warns of the assumption instead
-// of refusing the pair.
+// of refusing the pair; so are ttst and ttst_answer, and the per-user
+// rates of the two (1 / tpot).
 
 // answerPairs are the all-output and answer-only definitions of one
-// quantity.
+// quantity. With no reasoning apart from the answer the chunks and tokens
+// they count are the same, so the second token's gap (ttst) and the
+// per-user rate (1 / tpot) are the same too.
 var answerPairs = [][2]schemas.MetricID{
 	{schemas.TTFT, schemas.TTFTAnswer}, {schemas.TPOT, schemas.TPOTAnswer}, {schemas.OutputTokens, schemas.AnswerTokens},
+	{schemas.TTST, schemas.TTSTAnswer}, {schemas.OutputTokenRatePerUser, schemas.OutputTokenRatePerUserAnswer},
 }
 
 // answerPair reports whether a mismatch pairs an all-output definition on
