@@ -26,6 +26,7 @@ func ar1Cases(phi float64) []coverageCase {
 		{MeanStatistic(), 0},
 		{MedianStatistic(), 0},
 		{QuantileStatistic(0.9, Linear), sd * normQuantile(0.9)},
+		{QuantileStatistic(0.99, Linear), sd * normQuantile(0.99)},
 	}
 }
 
@@ -84,8 +85,16 @@ func TestCoverageAR1(t *testing.T) {
 	got := coverage(sims, n, phi, SeriesOptions{Scheme: SchemeIID, Bootstrap: bo}, cases)
 	for j, c := range cases {
 		t.Logf("%-10s %-6s coverage %.3f", SchemeIID, c.stat.Name, got[j])
-		if got[j] > 0.85 {
-			t.Errorf("iid %s: coverage %.3f; the i.i.d. bootstrap should under-cover a correlated series", c.stat.Name, got[j])
+		// The p99's indicator series (x <= q) is less correlated than the
+		// values or the median's indicator (a Gaussian AR(1) exceeds a
+		// high threshold in short, rarer runs), so the i.i.d. interval
+		// falls less short there: 0.87 here, still below 0.95.
+		limit := 0.85
+		if c.stat.Name == "p99" {
+			limit = 0.92
+		}
+		if got[j] > limit {
+			t.Errorf("iid %s: coverage %.3f above %.2f; the i.i.d. bootstrap should under-cover a correlated series", c.stat.Name, got[j], limit)
 		}
 	}
 	if want := 2*normCDF(1.96*math.Sqrt((1-phi)/(1+phi))) - 1; math.Abs(got[0]-want) > 0.1 {
