@@ -100,4 +100,6 @@ var energyNatives = []Native{
 	{Metric: GPUEnergyPerOutputToken, Tool: "vllm", Names: "gpu_energy_per_output_token_j", Versions: "2026 (PR #56354)"},
 	{Metric: GPUEnergy, Tool: "aiperf", Names: "telemetry_data ... energy_consumption (MJ), gpu_telemetry_export.jsonl energy_consumption", Versions: "0.2+", Note: "computed: last - first per GPU, counted once over exporters"},
 	{Metric: GPUAvgPower, Tool: "aiperf", Names: "(computed) energy / telemetry window", Versions: "0.2+"},
+	{Metric: GPUPower, Tool: "aiperf", Names: "gpu_telemetry_data ... metrics.gpu_power_usage.avg (W)", Versions: "0.2+",
+		Note: "mean of the sampled board power of a run on one GPU; not the counter-derived gpu_avg_power"},
 }

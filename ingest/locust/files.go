@@ -434,7 +434,7 @@ func (rd *reader) failures(ctx context.Context) error {
 		}
 		total += occ
 		m := schemas.Metric{RunID: rd.test.run.ID, MetricID: schemas.HTTPFailures, Stat: schemas.StatObservation, Unit: schemas.UnitRequests,
-			Source: schemas.SourceReported, NativeName: strings.TrimSpace(method + " " + name), Value: schemas.Some(float64(occ)), Note: note,
+			Source: schemas.SourceReported, NativeName: "Occurrences", Value: schemas.Some(float64(occ)), Note: note,
 			Dimension: dimension(label, agg)}
 		if err := rd.sink.Metric(&m); err != nil {
 			return err

@@ -193,7 +193,7 @@ func TestSemantics(t *testing.T) {
 	if run := oneRun(t, r); run.Failed.V != 5 || !strings.Contains(r.Version, "2.44 or later") {
 		t.Errorf("failures run %+v %s", run, r.Version)
 	}
-	if m := r.Metrics[0]; m.Value.V != 3 || m.NativeName != "POST /v1/completions" || m.Dimension != post ||
+	if m := r.Metrics[0]; m.Value.V != 3 || m.NativeName != "Occurrences" || m.Dimension != post ||
 		m.Note != "error: HTTPError('503 Server Error: Service Unavailable, retry later'); first seen 2026-11-30 10:00:01; last seen 2026-11-30 10:04:59" {
 		t.Errorf("failure row %+v", m)
 	}
