@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/verdict-llm/verdict/ingest"
+	"github.com/verdict-llm/verdict/ingest/ingesttest"
 	"github.com/verdict-llm/verdict/schemas"
 )
 
@@ -152,5 +153,55 @@ func TestWorkersSameRecords(t *testing.T) {
 	}
 	if w := fmt.Sprintf("error: profile_export.jsonl:%d: disk gone", line); !bytes.HasSuffix(one, []byte(w)) {
 		t.Errorf("a failed read ends %q, want %q", one[max(0, len(one)-80):], w)
+	}
+}
+
+// failingSink fails the request after its first n.
+type failingSink struct {
+	ingesttest.Sink
+	n int
+}
+
+var errSinkFull = errors.New("sink full")
+
+func (s *failingSink) Request(r *schemas.Request) error {
+	if s.n == 0 {
+		return errSinkFull
+	}
+	s.n--
+	return s.Sink.Request(r)
+}
+
+// TestWorkersStopEarly: a sink failure or a cancelled context ends the
+// read with its error, the workers stopped, whatever is still in flight.
+func TestWorkersStopEarly(t *testing.T) {
+	data := generated(t, 20000, 8)
+	in := ingest.NewInput("profile_export.jsonl", int64(len(data)), "0", func(off int64) (io.ReadCloser, error) {
+		return io.NopCloser(bytes.NewReader(data[off:])), nil
+	})
+	cancelled, cancel := context.WithCancel(context.Background())
+	cancel()
+	for _, c := range []struct {
+		name string
+		ctx  context.Context
+		n    int
+		want error
+	}{
+		{"sink failure", context.Background(), 3000, errSinkFull},
+		{"cancelled", cancelled, -1, context.Canceled},
+	} {
+		for _, n := range []int{1, 3} {
+			withWorkers(n, func() {
+				s := &failingSink{n: c.n}
+				r := newRecordReader(c.ctx, in, s, "run", false)
+				defer r.close()
+				if err := r.read(); !errors.Is(err, c.want) {
+					t.Errorf("%s, %d workers: %v, want %v", c.name, n, err, c.want)
+				}
+				if c.n >= 0 && s.R.NumRequests != c.n {
+					t.Errorf("%s, %d workers: %d requests before the failure, want %d", c.name, n, s.R.NumRequests, c.n)
+				}
+			})
+		}
 	}
 }
