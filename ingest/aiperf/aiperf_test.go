@@ -723,7 +723,8 @@ func TestSameFileTwice(t *testing.T) {
 // trimmed against its summary (make_trimmed.py: the demo summary of 15
 // successful requests, the first 9 records), as a directory and as files:
 // the disagreements the trimming causes are one warning that counts them
-// and names the cause, not one warning per statistic (issue 14).
+// and names the cause, not one warning per statistic, and the request count
+// with the span it changes is one more (issue 14).
 func TestTrimmedRecords(t *testing.T) {
 	dir := filepath.Join("testdata", "trimmed", "demo-8b-openai-chat-concurrency4")
 	for name, paths := range map[string][]string{
@@ -755,6 +756,19 @@ func TestTrimmedRecords(t *testing.T) {
 			}
 			if n != 1 {
 				t.Errorf("%d disagreement warnings, want one for the one cause: %q", n, sum.Manifest.Sources[0].Warnings)
+			}
+			// The count and the span the trimming changes are one warning.
+			n = 0
+			for _, w := range sum.Manifest.Sources[0].Warnings {
+				if strings.Contains(w, "request_count") || strings.Contains(w, "benchmark_duration") {
+					n++
+					if !strings.HasSuffix(w, "request_count is 15, the records hold 7 successful profiling requests; so benchmark_duration 2.671533366 s differs from the records' span 1.502590003 s") {
+						t.Errorf("warning %q", w)
+					}
+				}
+			}
+			if n != 1 {
+				t.Errorf("%d warnings about the count and the span, want one: %q", n, sum.Manifest.Sources[0].Warnings)
 			}
 		})
 	}

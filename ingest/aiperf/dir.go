@@ -300,8 +300,21 @@ func mergeRecords(main *summaryRun, r *recordReader, sink ingest.Sink) {
 	}
 	run := &main.run
 	d := float64(c.maxEnd-c.minStart) / 1e9
+	span := ""
 	if run.DurationS.OK && math.Abs(run.DurationS.V-d) > 1e-6*d {
-		sink.Warn(fmt.Sprintf("%s: benchmark_duration %g s differs from the records' span %g s", run.SourcePath, run.DurationS.V, d))
+		span = fmt.Sprintf("benchmark_duration %g s differs from the records' span %g s", run.DurationS.V, d)
+	}
+	// Records fewer than the summary counts (a trimmed records file) are
+	// one cause: its count and the span it changes are one warning (and the
+	// statistics it changes another, from recordReader.check).
+	if run.Completed.OK && run.Completed.V != c.ok {
+		msg := fmt.Sprintf("%s: request_count is %d, the records hold %d successful profiling requests", run.SourcePath, run.Completed.V, c.ok)
+		if span != "" {
+			msg += "; so " + span
+		}
+		sink.Warn(msg)
+	} else if span != "" {
+		sink.Warn(run.SourcePath + ": " + span)
 	}
 	run.WindowStart = schemas.Some(time.Unix(0, c.minStart).UTC())
 	run.WindowEnd = schemas.Some(time.Unix(0, c.maxEnd).UTC())
@@ -309,8 +322,5 @@ func mergeRecords(main *summaryRun, r *recordReader, sink ingest.Sink) {
 	main.label("request_times", "unix epoch seconds (AIPerf wall clock, request_start_ns)")
 	if c.warmup > 0 {
 		main.label("warmup_records", fmt.Sprint(c.warmup))
-	}
-	if run.Completed.OK && run.Completed.V != c.ok {
-		sink.Warn(fmt.Sprintf("%s: request_count is %d, the records hold %d successful profiling requests", run.SourcePath, run.Completed.V, c.ok))
 	}
 }
