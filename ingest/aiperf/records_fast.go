@@ -18,6 +18,14 @@ import (
 // returns false and the general path reads the line from its start, so
 // rejections keep their wording and positions. FuzzFastPath checks that
 // both paths agree on every input.
+//
+// SIMD JSON libraries were measured against it (issue 20) on 200,000
+// generated records (147 MB, 8 chunks), one goroutine, CPU seconds,
+// median of 3: this reader 0.46 s, validation and commit into a sink that
+// keeps nothing included; bytedance/sonic v1.15.5 Unmarshal of each line
+// into a struct of the kept fields 0.77 s; minio/simdjson-go v0.4.5
+// ParseND over 1 MiB blocks with the same fields looked up 1.10 s.
+// Neither gives positions for rejections, so neither is used.
 
 // fastReader reads one line's record on the fast path.
 type fastReader struct {
