@@ -7,12 +7,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/cdproto/log"
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/runtime"
@@ -110,15 +112,41 @@ func (b *browser) listen(ev any) {
 	}
 }
 
-// load opens a file and waits for the page's script to have run.
+// load opens a file and waits for it to have loaded (the page's script,
+// at the end of the body, runs before the load event).
 func (b *browser) load(t *testing.T, path string) {
 	t.Helper()
 	b.mu.Lock()
 	b.page = "file://" + path
 	b.mu.Unlock()
-	if err := chromedp.Do(b.ctx, chromedp.Navigate(b.page), chromedp.WaitReady(chromedp.CSS("html[data-figures-rendered]"))); err != nil {
+	if err := chromedp.Do(b.ctx, chromedp.Navigate(b.page)); err != nil {
 		t.Fatalf("load %s: %v (problems so far: %v)", path, err, b.Problems())
 	}
+	for i := 0; eval[string](t, b, `document.readyState`) != "complete"; i++ {
+		if i == 100 {
+			t.Fatalf("load %s: the page did not finish loading (problems so far: %v)", path, b.Problems())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// A selfCheck is what the test asks the browser about the loaded page:
+// how many figures it has, how many rendered with a non-empty box, and
+// how many images are broken. (The page itself carries no such hook.)
+type selfCheck struct {
+	Figures  int `json:"figures"`
+	Rendered int `json:"rendered"`
+	Broken   int `json:"broken"`
+}
+
+func (b *browser) selfCheck(t *testing.T) selfCheck {
+	t.Helper()
+	return eval[selfCheck](t, b, `(function () {
+  var figs = document.querySelectorAll("figure svg"), ok = 0, broken = 0;
+  figs.forEach(function (f) { var r = f.getBBox(); if (r.width > 0 && r.height > 0) { ok++; } });
+  Array.from(document.images).forEach(function (i) { if (!i.complete || i.naturalWidth === 0) { broken++; } });
+  return { figures: figs.length, rendered: ok, broken: broken };
+})()`)
 }
 
 func (b *browser) Problems() []string {
@@ -310,15 +338,125 @@ func TestChromiumCatchesProblems(t *testing.T) {
 	b.mu.Lock()
 	b.page = "file://" + bad
 	b.mu.Unlock()
-	// The script is blocked, so the self-check never marks the page:
-	// wait for the load instead.
-	b.do(t, "load", chromedp.Navigate(b.page), chromedp.WaitReady(chromedp.CSS("main")), chromedp.Sleep(500*time.Millisecond))
+	// The script is blocked: the page loads without it.
+	b.do(t, "load", chromedp.Navigate(b.page), chromedp.Sleep(500*time.Millisecond))
+	// Without the script the series checkboxes, which would do nothing,
+	// stay hidden.
+	if n := eval[int](t, b, `Array.from(document.querySelectorAll("fieldset.series-toggle")).filter(function (f) { return f.offsetParent !== null; }).length`); n != 0 {
+		t.Errorf("%d series checkbox lists show with the script blocked", n)
+	}
 	ps := strings.Join(b.Problems(), "\n")
 	if !strings.Contains(ps, "Content Security Policy") {
 		t.Errorf("the blocked script was not reported; problems:\n%s", ps)
 	}
 	if !strings.Contains(ps, "example.invalid") {
 		t.Errorf("the external image was not reported; problems:\n%s", ps)
+	}
+}
+
+// TestChromiumSeries: under a figure, unchecking a series hides its group
+// in every panel (display none, so it has no rendered box: Chromium's
+// getBBox still gives the geometry of an element not displayed, its
+// getBoundingClientRect is empty) and checking it shows it
+// again; a data point's title says its series, x and y with units, and
+// the point is what the pointer hovers (it highlights). Network off.
+func TestChromiumSeries(t *testing.T) {
+	dir := t.TempDir()
+	_, path := report(t, dir)
+	b := newBrowser(t, 1400, 1000)
+	b.load(t, path)
+
+	// state gives, per group of series k in figure fig, whether it is
+	// displayed and the area of its rendered box.
+	type group struct {
+		Display string  `json:"display"`
+		Area    float64 `json:"area"`
+	}
+	state := func(fig string, k int) []group {
+		return eval[[]group](t, b, fmt.Sprintf(`Array.from(document.querySelectorAll("#%s g.series[data-series='%d']")).map(function (g) {
+  var r = g.getBoundingClientRect(); return { display: getComputedStyle(g).display, area: r.width * r.height }; })`, fig, k))
+	}
+	for _, tc := range []struct {
+		fig    string
+		panels int
+		// hostile is the hostile label's series (platform b's), whose
+		// point number pt has a title that matches title.
+		hostile, pt int
+		title       *regexp.Regexp
+	}{
+		{"figure-ecdf-ttft", 1, 1, 3, regexp.MustCompile(`^<script>alert\(1\)</script><img src=x onerror=alert\(2\)> \(n=\d+\): TTFT [0-9.]+ ms, fraction of requests [0-9.]+$`)},
+		{"figure-latency-vs-throughput", 2, 2, 0, regexp.MustCompile(`^<script>alert\(1\)</script><img src=x onerror=alert\(2\)> p99: output token throughput [0-9.]+ tokens/s, TTFT [0-9.]+ ms$`)},
+	} {
+		t.Run(tc.fig, func(t *testing.T) {
+			if shown := eval[bool](t, b, `document.querySelector("#`+tc.fig+` fieldset.series-toggle").offsetParent !== null`); !shown {
+				t.Fatal("the series checkboxes do not show")
+			}
+			names := eval[[]string](t, b, `Array.from(document.querySelectorAll("#`+tc.fig+` fieldset.series-toggle label")).map(function (l) { return l.textContent; })`)
+			if len(names) <= tc.hostile || !strings.HasPrefix(names[0], "a ") || !strings.HasPrefix(names[tc.hostile], hostileLabel) {
+				t.Errorf("series checkboxes %q, want a's first and the hostile label's as number %d", names, tc.hostile)
+			}
+			before := state(tc.fig, 0)
+			if len(before) != tc.panels {
+				t.Fatalf("%d groups of series 0, want one per panel (%d)", len(before), tc.panels)
+			}
+			for _, g := range before {
+				if g.Display == "none" || g.Area <= 0 {
+					t.Errorf("before unchecking, a group of series 0 is %+v", g)
+				}
+			}
+			box := "#" + tc.fig + ` input.series[value="0"]`
+			b.do(t, "scroll to the figure", chromedp.ScrollIntoView(chromedp.CSS("#"+tc.fig)))
+			b.do(t, "uncheck series 0", chromedp.Click(chromedp.CSS(box)))
+			for _, g := range state(tc.fig, 0) {
+				if g.Display != "none" || g.Area != 0 {
+					t.Errorf("after unchecking, a group of series 0 is %+v, want hidden with an empty box", g)
+				}
+			}
+			for _, g := range state(tc.fig, tc.hostile) {
+				if g.Display == "none" || g.Area <= 0 {
+					t.Errorf("after unchecking series 0, a group of series %d is %+v", tc.hostile, g)
+				}
+			}
+			b.elementShot(t, dir, tc.fig+"-series-0-off", "#"+tc.fig)
+			b.do(t, "check series 0", chromedp.Click(chromedp.CSS(box)))
+			for _, g := range state(tc.fig, 0) {
+				if g.Display == "none" || g.Area <= 0 {
+					t.Errorf("checked again, a group of series 0 is %+v", g)
+				}
+			}
+
+			// A point of the hostile label's series: its title, and the
+			// pointer over it.
+			type point struct {
+				Title   string  `json:"title"`
+				X       float64 `json:"x"`
+				Y       float64 `json:"y"`
+				Opacity string  `json:"opacity"`
+			}
+			circle := fmt.Sprintf(`document.querySelectorAll("#%s g.series[data-series='%d'] circle.pt")[%d]`, tc.fig, tc.hostile, tc.pt)
+			pointJS := `(function () {
+  var c = ` + circle + `;
+  var r = c.getBoundingClientRect();
+  return { title: c.querySelector("title").textContent, x: r.left + r.width / 2, y: r.top + r.height / 2, opacity: getComputedStyle(c).fillOpacity };
+})()`
+			pt := eval[point](t, b, pointJS)
+			if !tc.title.MatchString(pt.Title) {
+				t.Errorf("a point's title is %q, want it to match %s", pt.Title, tc.title)
+			}
+			if pt.Opacity != "0" {
+				t.Errorf("a point not hovered has fill-opacity %s, want 0", pt.Opacity)
+			}
+			b.do(t, "hover the point", chromedp.MouseEvent(input.DispatchMouseEventTypeMouseMoved, pt.X, pt.Y))
+			if hit := eval[bool](t, b, fmt.Sprintf(`document.elementFromPoint(%g, %g) === %s`, pt.X, pt.Y, circle)); !hit {
+				t.Error("the point is not what the pointer is over")
+			}
+			if o := eval[point](t, b, pointJS).Opacity; o == "0" {
+				t.Error("the hovered point does not highlight")
+			}
+		})
+	}
+	for _, p := range b.Problems() {
+		t.Errorf("with the network off: %s", p)
 	}
 }
 

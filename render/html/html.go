@@ -4,9 +4,10 @@
 // as data URLs. The file loads nothing from anywhere: a Content Security
 // Policy forbids every external resource and every script but the
 // report's own (pageScript, allowed by its hash), which makes the tables
-// sortable, filterable and switchable between statistics, lets the reader
-// hide a figure's series, and marks the document once every figure has
-// rendered.
+// sortable, filterable and switchable between statistics and lets the
+// reader hide and show a figure's series (the checkboxes under it). A
+// figure's data points show their series, x and y as the points' SVG
+// titles (tooltips, without script).
 //
 // With a trend (verdict report --trend) the page has a Trend section: the
 // tables of verdict trend with each series' figure (plot.Trend) above its
@@ -32,6 +33,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 
 	"github.com/verdict-llm/verdict/analysis"
@@ -111,6 +113,24 @@ type tableView struct {
 type figureView struct {
 	Figure
 	Markup template.HTML
+	// Series are the figure's series (render/plot's series groups), each
+	// a checkbox under the figure.
+	Series []seriesView
+}
+
+// A seriesView is one series of a figure: its number in the SVG
+// (data-series), its name and colour.
+type seriesView struct {
+	K, Name, Color string
+}
+
+// newFigureView checks and inlines a figure's SVG.
+func newFigureView(f Figure) (figureView, error) {
+	m, series, err := inlineSVG(f.SVG)
+	if err != nil {
+		return figureView{}, fmt.Errorf("figure %s: %w", f.Name, err)
+	}
+	return figureView{Figure: f, Markup: m, Series: series}, nil
 }
 
 type page struct {
@@ -164,11 +184,11 @@ func WriteTo(ctx context.Context, w io.Writer, rep *analysis.Report, o Options) 
 		inventory = inventoryByRun(inventory[0])
 	}
 	for _, f := range o.Figures {
-		m, err := inlineSVG(f.SVG)
+		v, err := newFigureView(f)
 		if err != nil {
-			return fmt.Errorf("figure %s: %w", f.Name, err)
+			return err
 		}
-		p.Figures = append(p.Figures, figureView{Figure: f, Markup: m})
+		p.Figures = append(p.Figures, v)
 	}
 	metrics := section{ID: "metrics", Title: "Metrics"}
 	for i, r := range rep.Runs {
@@ -219,60 +239,106 @@ func checkFontCSS(css string) error {
 }
 
 // allowed SVG elements and attributes: what gonum/plot's SVG backend
-// writes.
+// writes, and render/plot's series marks (title, data-series,
+// data-color; see render/plot/interactive.go), whose values are checked
+// by svgValues.
 var (
 	svgElements = map[string]bool{"svg": true, "g": true, "path": true, "text": true, "defs": true, "style": true,
-		"rect": true, "circle": true, "line": true, "polyline": true, "polygon": true, "tspan": true}
+		"rect": true, "circle": true, "line": true, "polyline": true, "polygon": true, "tspan": true, "title": true}
 	svgAttrs = map[string]bool{"width": true, "height": true, "viewBox": true, "xmlns": true, "xlink": true, "transform": true,
 		"d": true, "style": true, "x": true, "y": true, "dx": true, "dy": true, "font-family": true, "font-size": true,
 		"fill": true, "stroke": true, "stroke-width": true, "opacity": true, "text-anchor": true, "cx": true, "cy": true, "r": true,
 		"x1": true, "x2": true, "y1": true, "y2": true, "points": true, "class": true, "id": true, "stroke-dasharray": true,
 		"stroke-dashoffset": true, "stroke-linecap": true, "stroke-linejoin": true, "fill-opacity": true, "stroke-opacity": true,
-		"font-weight": true, "font-style": true, "font-variant": true}
+		"font-weight": true, "font-style": true, "font-variant": true, "data-series": true, "data-color": true}
+	svgValues = map[string]*regexp.Regexp{"data-series": regexp.MustCompile(`^[0-9]{1,4}$`), "data-color": regexp.MustCompile(`^#[0-9a-f]{6}$`)}
 )
 
 // inlineSVG checks an SVG document against the allow-list and returns
-// its <svg> element as markup, sized to fit the page.
-func inlineSVG(svg []byte) (template.HTML, error) {
+// its <svg> element as markup, sized to fit the page, and its series:
+// each <g class="series" data-series="K" data-color="#rrggbb"> with the
+// <title> that opens it, once per K.
+func inlineSVG(svg []byte) (template.HTML, []seriesView, error) {
+	// CDATA would hide markup from the checks below (the decoder gives
+	// it as text) and is not what the figures' backend writes.
+	if bytes.Contains(svg, []byte("<![CDATA[")) {
+		return "", nil, errors.New("SVG CDATA sections are not allowed")
+	}
+	var series []seriesView
+	seen := map[string]bool{}
 	d := xml.NewDecoder(bytes.NewReader(svg))
+	var pending *seriesView // a series group whose title may come next
+	inTitle := false
 	for {
 		tok, err := d.Token()
 		if err == io.EOF {
 			break
 		}
 		if err != nil {
-			return "", fmt.Errorf("invalid SVG: %w", err)
+			return "", nil, fmt.Errorf("invalid SVG: %w", err)
 		}
 		switch t := tok.(type) {
 		case xml.StartElement:
 			if !svgElements[t.Name.Local] {
-				return "", fmt.Errorf("SVG element <%s> is not allowed", t.Name.Local)
+				return "", nil, fmt.Errorf("SVG element <%s> is not allowed", t.Name.Local)
 			}
+			attr := map[string]string{}
 			for _, a := range t.Attr {
 				if !svgAttrs[a.Name.Local] || strings.HasPrefix(strings.ToLower(a.Name.Local), "on") {
-					return "", fmt.Errorf("SVG attribute %s is not allowed", a.Name.Local)
+					return "", nil, fmt.Errorf("SVG attribute %s is not allowed", a.Name.Local)
 				}
 				if strings.Contains(strings.ToLower(a.Value), "url(") && a.Name.Local != "style" {
-					return "", fmt.Errorf("SVG attribute %s refers to a URL", a.Name.Local)
+					return "", nil, fmt.Errorf("SVG attribute %s refers to a URL", a.Name.Local)
 				}
+				if re := svgValues[a.Name.Local]; re != nil && !re.MatchString(a.Value) {
+					return "", nil, fmt.Errorf("SVG attribute %s=%q is not allowed", a.Name.Local, a.Value)
+				}
+				attr[a.Name.Local] = a.Value
 			}
-		case xml.ProcInst, xml.Comment, xml.CharData:
+			inTitle = t.Name.Local == "title" && pending != nil
+			if inTitle {
+				pending.Name = ""
+			} else {
+				pending = nil
+			}
+			if k, ok := attr["data-series"]; ok && t.Name.Local == "g" && attr["class"] == "series" && !seen[k] {
+				seen[k] = true
+				series = append(series, seriesView{K: k, Name: "series " + k, Color: attr["data-color"]})
+				pending = &series[len(series)-1]
+			}
+		case xml.CharData:
+			if inTitle {
+				pending.Name += string(t)
+			}
+		case xml.EndElement:
+			if inTitle {
+				if pending.Name = strings.TrimSpace(pending.Name); pending.Name == "" {
+					pending.Name = "series " + pending.K
+				}
+				inTitle, pending = false, nil
+			}
+		case xml.ProcInst, xml.Comment:
 		case xml.Directive:
-			return "", errors.New("SVG directives are not allowed")
+			return "", nil, errors.New("SVG directives are not allowed")
+		}
+	}
+	for i := range series {
+		if series[i].Color == "" {
+			series[i].Color = "#000000"
 		}
 	}
 	s := string(svg)
 	i := strings.Index(s, "<svg")
 	if i < 0 {
-		return "", errors.New("no <svg> element")
+		return "", nil, errors.New("no <svg> element")
 	}
 	s = s[i:]
 	// Keep the viewBox; let CSS size the figure.
 	s = strings.Replace(s, "<svg ", `<svg class="figure" role="img" `, 1)
 	if strings.Contains(strings.ToLower(s), "<script") || strings.Contains(strings.ToLower(s), "javascript:") {
-		return "", errors.New("SVG holds a script")
+		return "", nil, errors.New("SVG holds a script")
 	}
-	return template.HTML(s), nil
+	return template.HTML(s), series, nil
 }
 
 func cellClass(c render.Cell) string {
@@ -327,6 +393,12 @@ tbody tr:nth-child(even) { background: #f6f8fa; }
 figure { margin: 1.5rem 0; }
 figure svg.figure { width: 100%; height: auto; max-width: 1000px; background: #fff; }
 figcaption { font-size: 0.9rem; color: #57606a; max-width: 1000px; }
+svg.figure g.series.off { display: none; }
+svg.figure circle.pt:hover { fill-opacity: 0.55; stroke: #1f2328; stroke-width: 1; }
+fieldset.series-toggle { border: 0; padding: 0; margin: 0.2rem 0 0.4rem; font-size: 0.85rem; max-width: 1000px; }
+fieldset.series-toggle legend { float: left; font-weight: bold; margin-right: 0.6rem; padding: 0; }
+fieldset.series-toggle label { display: inline-block; margin-right: 1rem; white-space: nowrap; cursor: pointer; }
+fieldset.series-toggle .swatch { display: inline-block; width: 1.4em; height: 0.35em; vertical-align: middle; margin: 0 0.35em 0 0.15em; }
 .headline { font-size: 1.1rem; font-weight: bold; }
 .entry { border-left: 6px solid #8c959f; padding: 0.3rem 0.8rem; margin: 0.6rem 0; background: #f6f8fa; }
 .entry .badge { font-weight: bold; padding: 0.05rem 0.4rem; border-radius: 0.3rem; background: #d0d7de; }
@@ -366,21 +438,13 @@ Runs are in input order and are not ranked.</p>
 <section id="figures">
 <h2>Figures</h2>
 {{if not .Figures}}<p class="meta">No figures were drawn.</p>{{end}}
-{{range .Figures}}<figure id="figure-{{.Name}}">
-{{.Markup}}
-<figcaption><strong>{{.Title}}.</strong> {{.Caption}}</figcaption>
-</figure>
-{{end}}</section>
+{{range .Figures}}{{template "figure" .}}{{end}}</section>
 {{end}}{{range .Sections}}<section id="{{.ID}}">
 <h2>{{.Title}}</h2>
 {{range .Tables}}{{if .Open}}{{template "table" .}}{{else}}<details id="{{.ID}}"><summary>{{.Table.Title}}</summary>
 {{template "table" .}}</details>
 {{end}}{{end}}{{range .Blocks}}<div class="block" id="{{.ID}}">
-{{with .Figure}}<figure id="figure-{{.Name}}">
-{{.Markup}}
-<figcaption><strong>{{.Title}}.</strong> {{.Caption}}</figcaption>
-</figure>
-{{end}}{{template "table" .Table}}</div>
+{{with .Figure}}{{template "figure" .}}{{end}}{{template "table" .Table}}</div>
 {{end}}</section>
 {{end}}{{if .Notes}}<section id="notes">
 <h2>Notes</h2>
@@ -390,7 +454,12 @@ Runs are in input order and are not ranked.</p>
 <script>{{.Script}}</script>
 </body>
 </html>
-{{define "table"}}{{with grid .}}{{if .Title}}<h3>{{.Title}}</h3>{{end}}
+{{define "figure"}}<figure id="figure-{{.Name}}">
+{{.Markup}}
+{{if .Series}}<fieldset class="series-toggle" hidden><legend>Show</legend>{{range .Series}}<label><input type="checkbox" class="series" value="{{.K}}" checked><span class="swatch" style="background-color: {{.Color}}"></span>{{.Name}}</label>{{end}}</fieldset>
+{{end}}<figcaption><strong>{{.Title}}.</strong> {{.Caption}}</figcaption>
+</figure>
+{{end}}{{define "table"}}{{with grid .}}{{if .Title}}<h3>{{.Title}}</h3>{{end}}
 <div class="tbl" id="table-{{.ID}}">
 {{if or .Filter .Stats}}<div class="tools">{{if .Filter}}<label>Filter rows <input type="search" class="filter" aria-label="Filter the rows of {{.Title}}" autocomplete="off"></label>
 <span class="count">{{len .Rows}} of {{len .Rows}} rows</span>{{end}}

@@ -8,26 +8,13 @@ package html
 // p99 / mean radio buttons above a table of percentiles). It loads
 // nothing and sends nothing.
 //
-// It also marks the document with how many figures rendered with a
-// non-empty box and how many images are broken (data-figures,
-// data-figures-rendered, data-broken-images on <html>): nothing visible,
-// a self-check that a browser can be asked about.
+// It also makes the checkboxes under a figure hide and show its series
+// (render/plot's <g class="series" data-series="K"> groups, in every
+// panel of the figure); they are hidden until the script shows them, as
+// they do nothing without it. The figures' hover values need no script
+// (SVG titles).
 const pageScript = `(function () {
   "use strict";
-  var figs = document.querySelectorAll("figure svg");
-  var ok = 0;
-  for (var i = 0; i < figs.length; i++) {
-    var b = figs[i].getBBox();
-    if (b.width > 0 && b.height > 0) { ok++; }
-  }
-  var imgs = document.images, broken = 0;
-  for (var j = 0; j < imgs.length; j++) {
-    if (!imgs[j].complete || imgs[j].naturalWidth === 0) { broken++; }
-  }
-  document.documentElement.setAttribute("data-figures", String(figs.length));
-  document.documentElement.setAttribute("data-figures-rendered", String(ok));
-  document.documentElement.setAttribute("data-broken-images", String(broken));
-
   function each(list, f) { for (var k = 0; k < list.length; k++) { f(list[k], k); } }
 
   // Filter and statistic: a row shows when it holds the filter text and
@@ -78,6 +65,20 @@ const pageScript = `(function () {
     });
     each(rows, function (r) { body.appendChild(r.row); });
   }
+
+  // Series toggles: a checkbox per series under its figure.
+  each(document.querySelectorAll("figure"), function (fig) {
+    var box = fig.querySelector("fieldset.series-toggle");
+    if (!box) { return; }
+    each(box.querySelectorAll("input.series"), function (cb) {
+      cb.addEventListener("change", function () {
+        each(fig.querySelectorAll("g.series[data-series='" + cb.value + "']"), function (g) {
+          g.classList.toggle("off", !cb.checked);
+        });
+      });
+    });
+    box.hidden = false;
+  });
 
   each(document.querySelectorAll(".tbl"), function (box) {
     var table = box.querySelector("table.data");

@@ -25,11 +25,11 @@ func trendSection(tr *analysis.TrendReport, figs []Figure) (section, error) {
 	for i, t := range tables[1:] {
 		b := block{ID: fmt.Sprintf("trend-series-%d", i+1), Table: tableView{ID: fmt.Sprintf("trend-%d", i+1), Table: t, Open: true}}
 		if i < len(figs) && len(figs[i].SVG) > 0 {
-			m, err := inlineSVG(figs[i].SVG)
+			v, err := newFigureView(figs[i])
 			if err != nil {
-				return section{}, fmt.Errorf("figure %s: %w", figs[i].Name, err)
+				return section{}, err
 			}
-			b.Figure = &figureView{Figure: figs[i], Markup: m}
+			b.Figure = &v
 		}
 		s.Blocks = append(s.Blocks, b)
 	}

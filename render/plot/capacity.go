@@ -148,7 +148,7 @@ func Frontier(title, xlabel, ylabel string, sets []FrontierSet) (*plot.Plot, err
 			return nil, err
 		}
 		sc.GlyphStyle = draw.GlyphStyle{Color: ls.Color, Radius: vg.Points(2.5), Shape: draw.RingGlyph{}}
-		p.Add(sc)
+		ps := []plot.Plotter{sc}
 		if len(front) > 0 {
 			slices.SortFunc(front, func(a, b plotter.XY) int { return cmpFloat(a.X, b.X) })
 			l, s2, err := plotter.NewLinePoints(front)
@@ -157,11 +157,12 @@ func Frontier(title, xlabel, ylabel string, sets []FrontierSet) (*plot.Plot, err
 			}
 			l.LineStyle = ls
 			s2.GlyphStyle = draw.GlyphStyle{Color: ls.Color, Radius: vg.Points(3), Shape: draw.CircleGlyph{}}
-			p.Add(l, s2)
+			ps = append(ps, l, s2)
 			p.Legend.Add(s.Name, l, s2)
 		} else {
 			p.Legend.Add(s.Name, sc)
 		}
+		p.Add(tagSeries(s.Name, ps...))
 	}
 	if drawn == 0 {
 		return nil, errNoData

@@ -252,8 +252,9 @@ func ECDF(title, xlabel, ylabel string, series []Series, scale float64, maxPoint
 		marks.GlyphStyleFunc = func(k int) draw.GlyphStyle {
 			return draw.GlyphStyle{Color: l.LineStyle.Color, Radius: vg.Points(3.5), Shape: markShapes[k]}
 		}
-		p.Add(l, marks)
-		p.Legend.Add(fmt.Sprintf("%s (n=%d)", s.Name, s.size(n)), l)
+		name := fmt.Sprintf("%s (n=%d)", s.Name, s.size(n))
+		p.Add(tagSeries(name, l, marks))
+		p.Legend.Add(name, l)
 		drawn++
 	}
 	if drawn == 0 {
@@ -337,8 +338,9 @@ func Histogram(title, xlabel, ylabel string, series []Series, scale float64, bin
 		}
 		l.StepStyle = plotter.PostStep
 		l.LineStyle = lineStyle(i)
-		p.Add(l)
-		p.Legend.Add(fmt.Sprintf("%s (n=%d)", series[i].Name, series[i].size(len(xs))), l)
+		name := fmt.Sprintf("%s (n=%d)", series[i].Name, series[i].size(len(xs)))
+		p.Add(tagSeries(name, l))
+		p.Legend.Add(name, l)
 	}
 	p.Y.Max = ymax * 1.08
 	return p, dropped, nil
@@ -427,18 +429,19 @@ func Sweep(title, xlabel, ylabel string, lines []SweepLine) (*plot.Plot, error) 
 			return nil, err
 		}
 		xe.LineStyle.Color, ye.LineStyle.Color = ls.Color, ls.Color
-		p.Add(l, s, xe, ye)
+		ps := []plot.Plotter{l, s, xe, ye}
 		if len(reps) > 0 {
 			rs, err := plotter.NewScatter(reps)
 			if err != nil {
 				return nil, err
 			}
 			rs.GlyphStyle = draw.GlyphStyle{Color: ls.Color, Radius: vg.Points(2.5), Shape: draw.CrossGlyph{}}
-			p.Add(rs)
+			ps = append(ps, rs)
 			if repeatGlyph == nil {
 				repeatGlyph = &plotter.Scatter{GlyphStyle: draw.GlyphStyle{Color: color.Gray{Y: 90}, Radius: vg.Points(2.5), Shape: draw.CrossGlyph{}}}
 			}
 		}
+		p.Add(tagSeries(ln.Name, ps...))
 		p.Legend.Add(ln.Name, l, s)
 	}
 	if drawn == 0 {
@@ -527,7 +530,7 @@ func Timeline(title, ylabel string, tracks []Track, wStart, wEnd, yMax float64) 
 	p.Legend.Top, p.Legend.Left = true, false
 	lo, hi := math.Inf(1), math.Inf(-1)
 	drawn := 0
-	var lines []*plotter.Line
+	var lines []plot.Plotter
 	for i, tr := range tracks {
 		var pts plotter.XYs
 		for j := range tr.T {
@@ -544,7 +547,7 @@ func Timeline(title, ylabel string, tracks []Track, wStart, wEnd, yMax float64) 
 			return nil, err
 		}
 		l.LineStyle = lineStyle(i)
-		lines = append(lines, l)
+		lines = append(lines, tagSeries(tr.Name, l))
 		p.Legend.Add(tr.Name, l)
 		drawn++
 	}
@@ -577,7 +580,9 @@ func Timeline(title, ylabel string, tracks []Track, wStart, wEnd, yMax float64) 
 }
 
 // Draw renders a grid of plots (rows of columns, nil cells left empty) of
-// the given size as SVG and PNG.
+// the given size as SVG and PNG. In the SVG the series added through
+// tagSeries are groups with hover points (interactive.go); the PNG has no
+// such marks.
 func Draw(rows [][]*plot.Plot, w, h vg.Length, o Options) (svg, png []byte, err error) {
 	dpi := o.DPI
 	if dpi <= 0 {
@@ -611,11 +616,15 @@ func Draw(rows [][]*plot.Plot, w, h vg.Length, o Options) (svg, png []byte, err 
 		return nil
 	}
 	sc := vgsvg.NewWith(vgsvg.UseWH(w, h), vgsvg.EmbedFonts(o.EmbedFonts))
-	if err := paint(sc); err != nil {
+	mc := newMarkCanvas(sc) // series marks: interactive.go
+	if err := paint(mc); err != nil {
 		return nil, nil, err
 	}
 	var sb bytes.Buffer
 	if _, err := sc.WriteTo(&sb); err != nil {
+		return nil, nil, err
+	}
+	if svg, err = mc.rewrite(sb.Bytes()); err != nil {
 		return nil, nil, err
 	}
 	ic := vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(dpi))
@@ -626,7 +635,7 @@ func Draw(rows [][]*plot.Plot, w, h vg.Length, o Options) (svg, png []byte, err 
 	if _, err := (vgimg.PngCanvas{Canvas: ic}).WriteTo(&pb); err != nil {
 		return nil, nil, err
 	}
-	return sb.Bytes(), pb.Bytes(), nil
+	return svg, pb.Bytes(), nil
 }
 
 // legendGap separates a panel's data area from its legend.

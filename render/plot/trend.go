@@ -252,8 +252,9 @@ func addRuns(p *plot.Plot, d errPoints, band bool) error {
 			return err
 		}
 		l.LineStyle = draw.LineStyle{Color: blue, Width: vg.Points(1)}
-		p.Add(poly, l)
-		p.Legend.Add("run's value (band: 95 % interval)", l, poly)
+		const runs = "run's value (band: 95 % interval)"
+		p.Add(tagSeries(runs, poly, l))
+		p.Legend.Add(runs, l, poly)
 		return nil
 	}
 	l, sc, err := plotter.NewLinePoints(d.XYs)
@@ -269,8 +270,9 @@ func addRuns(p *plot.Plot, d errPoints, band bool) error {
 	ye.LineStyle.Color = blue
 	ye.LineStyle.Width = vg.Points(0.8)
 	ye.CapWidth = vg.Points(4)
-	p.Add(l, ye, sc)
-	p.Legend.Add("run's value (bars: 95 % interval)", sc)
+	const runs = "run's value (bars: 95 % interval)"
+	p.Add(tagSeries(runs, l, ye, sc))
+	p.Legend.Add(runs, sc)
 	return nil
 }
 
