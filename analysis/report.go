@@ -33,6 +33,10 @@ import (
 type ReportOptions struct {
 	// Title heads the report; "" means "verdict report".
 	Title string
+	// Progress, when set, is told how the statistics phase goes (the
+	// bootstrap intervals of every run's per-request metrics, the slow
+	// part of a report of large runs).
+	Progress StatsProgress
 	// VerdictVersion is written in the report's provenance.
 	VerdictVersion string
 	// Confidence, Resamples and Seed configure the bootstrap intervals;
@@ -270,6 +274,15 @@ var reportPercentiles = []float64{50, 90, 99}
 // disk in the plots (its exact ECDF at that resolution).
 const seriesGrid = 2001
 
+// A StatsProgress is told about LoadReport's statistics phase. Stats is
+// called once per bundle, after its requests are read, with the number
+// of steps (one per run and per-request metric); the function it returns
+// is called after each step with the steps done so far, done true at the
+// last, which may come early when the report fails.
+type StatsProgress interface {
+	Stats(bundle string, steps int) func(n int, done bool)
+}
+
 // LoadReport reads the bundles and computes the report.
 func LoadReport(ctx context.Context, dirs []string, o ReportOptions) (*Report, error) {
 	if o.Title == "" {
@@ -313,6 +326,21 @@ func LoadReport(ctx context.Context, dirs []string, o ReportOptions) (*Report, e
 		if err != nil {
 			return nil, err
 		}
+		step := func(int) {}
+		if o.Progress != nil && len(runs) > 0 {
+			total := len(runs) * len(SeriesMetrics)
+			update := o.Progress.Stats(dir, total)
+			done := 0
+			step = func(n int) {
+				done += n
+				update(done, done >= total)
+			}
+			defer func() {
+				if done < total {
+					update(done, true)
+				}
+			}()
+		}
 		for _, sr := range runs {
 			r := &ReportRun{Bundle: dir, Run: sr.Run, RequestRows: sr.RequestRows, Platform: platformOf(dir, sr.Run),
 				Series: map[schemas.MetricID][]float64{}, SeriesN: map[schemas.MetricID]int{}, Stats: map[schemas.MetricID]MetricStats{}, Throughput: map[schemas.MetricID]Estimate{}}
@@ -326,7 +354,7 @@ func LoadReport(ctx context.Context, dirs []string, o ReportOptions) (*Report, e
 					r.Samples = append(r.Samples, s)
 				}
 			}
-			err := r.computeStats(sr, o)
+			err := r.computeStats(sr, o, step)
 			sr.Close()
 			if err != nil {
 				return nil, err
@@ -436,11 +464,14 @@ func (o ReportOptions) estimateOptions() EstimateOptions {
 // observations, with the statistics view's own computations: bootstrap
 // intervals for series held in memory (Student's t for large means),
 // exact percentiles without intervals for series spilled to disk.
-func (r *ReportRun) computeStats(sr *Observations, o ReportOptions) error {
+// computeStats computes the run's statistics, calling step(1) after each
+// of SeriesMetrics (the progress of the statistics phase).
+func (r *ReportRun) computeStats(sr *Observations, o ReportOptions, step func(int)) error {
 	so := o.estimateOptions()
 	for _, id := range SeriesMetrics {
 		f := sr.Series[id]
 		if f == nil || f.Len() == 0 {
+			step(1)
 			continue
 		}
 		xs, inMemory := f.Values()
@@ -470,6 +501,7 @@ func (r *ReportRun) computeStats(sr *Observations, o ReportOptions) error {
 		if id == schemas.ITLChunk && so.Confidence > 0 && r.SeriesN[id] == 0 {
 			r.note("ITL intervals resample chunk gaps as if independent; gaps of one request are correlated, so the true intervals are wider")
 		}
+		step(1)
 	}
 	out, in := sr.Series[schemas.OutputTokens], sr.Series[schemas.InputTokens]
 	if out != nil && out.Len() > 0 {

@@ -51,6 +51,32 @@ type Progress interface {
 	File(name string, size int64) func(n int64)
 }
 
+// A PassProgress is a Progress that is also told about a second pass over
+// an input, after its bytes have been read once (the per-request arrays of
+// a vLLM result file are read in lockstep once the file has been scanned;
+// see ingest/vllm). Pass is called with the input's name, what the pass
+// reads and how many items it will read; the function it returns is
+// called with item counts as they are read, and once with -1 when the
+// pass ends.
+type PassProgress interface {
+	Progress
+	Pass(name, what string, total int64) func(n int64)
+}
+
+// track makes in report its bytes read, and its second passes, to opts'
+// Progress; the returned function ends the file's progress.
+func track(in *Input, path string, opts Options) func() {
+	if opts.Progress == nil {
+		return func() {}
+	}
+	add := opts.Progress.File(path, in.Size)
+	in.track = add
+	if pp, ok := opts.Progress.(PassProgress); ok {
+		in.pass = func(what string, total int64) func(int64) { return pp.Pass(path, what, total) }
+	}
+	return func() { add(-1) }
+}
+
 // A DirFormat reads inputs given as a directory (for example a tool's
 // artifacts directory).
 type DirFormat interface {
@@ -262,11 +288,7 @@ func readFile(ctx context.Context, p *prepared, w *schemas.BundleWriter, opts Op
 		return sink.finish()
 	}
 	sink.src.Compression = p.comp
-	if opts.Progress != nil {
-		add := opts.Progress.File(p.path, p.in.Size)
-		p.in.track = add
-		defer add(-1)
-	}
+	defer track(p.in, p.path, opts)()
 	sink.src.SHA256, sink.src.Bytes, sink.src.Format = p.in.SHA256, p.in.Size, p.f.Name()
 	if err := p.f.Read(ctx, p.in, sink); err != nil {
 		return schemas.Source{}, fileError(p.path, err)

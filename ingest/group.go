@@ -199,11 +199,7 @@ func readGroup(ctx context.Context, u unit, w *schemas.BundleWriter, opts Option
 		ins[i] = p.in
 		sink.files = append(sink.files, p.path)
 		sink.src.Files = append(sink.src.Files, schemas.SourceFile{Path: sink.paths.store(p.path), SHA256: p.in.SHA256, Bytes: p.in.Size, Compression: p.comp})
-		if opts.Progress != nil {
-			add := opts.Progress.File(p.path, p.in.Size)
-			p.in.track = add
-			defer add(-1)
-		}
+		defer track(p.in, p.path, opts)()
 	}
 	if err := u.gf.ReadGroup(ctx, ins, sink); err != nil {
 		return schemas.Source{}, fileError(first.path, err)

@@ -124,6 +124,18 @@ type Input struct {
 	open   func() (io.ReadCloser, error)
 	openAt func(off int64) (io.ReadCloser, error)
 	track  func(n int64)
+	pass   func(what string, total int64) func(n int64)
+}
+
+// Pass starts the progress of a second pass over the input that reads
+// total items (what names them, as "requests of run 1"); the function
+// returned is called with item counts as they are read and once with -1
+// at the end. Without a PassProgress it does nothing.
+func (in *Input) Pass(what string, total int64) func(n int64) {
+	if in.pass == nil {
+		return func(int64) {}
+	}
+	return in.pass(what, total)
 }
 
 // Open returns the input's content from its start. Bytes read through the

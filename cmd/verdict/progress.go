@@ -41,4 +41,22 @@ func (p *progress) File(name string, size int64) func(int64) {
 	}
 }
 
+// Pass implements ingest.PassProgress: a bar counting the items of a
+// second pass over a file (a vLLM file's per-request arrays, read after
+// its bytes).
+func (p *progress) Pass(name, what string, total int64) func(int64) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	bar := p.p.AddBar(total,
+		mpb.PrependDecorators(decor.Name(filepath.Base(name)+" "+what+" "), decor.CountersNoUnit("%d / %d")),
+		mpb.AppendDecorators(decor.Percentage()))
+	return func(n int64) {
+		if n < 0 {
+			bar.SetTotal(-1, true)
+			return
+		}
+		bar.IncrInt64(n)
+	}
+}
+
 func (p *progress) wait() { p.p.Wait() }

@@ -187,7 +187,15 @@ func writeReport(ctx context.Context, a reportArgs, stdout, stderr io.Writer) er
 			a.opts.Validation = analysis.ValidationOf(v)
 		}
 	}
+	var bars *statsBars
+	if p := newProgress(ctx, stderr); p != nil {
+		bars = &statsBars{p: p}
+		a.opts.Progress = bars
+	}
 	rep, err := analysis.LoadReport(ctx, a.bundles, a.opts)
+	if bars != nil {
+		bars.finish()
+	}
 	if errors.Is(err, analysis.ErrTrendInput) {
 		return usage("report --%s", strings.Replace(err.Error(), analysis.ErrTrendInput.Error()+": ", "", 1))
 	}

@@ -55,11 +55,20 @@ func (r *runReader) requests(run *schemas.Run, tpotID schemas.MetricID, noData b
 		}
 		a.curs[k] = c
 	}
+	// The arrays are the second pass over the file: its bytes were
+	// counted by the first, so the rows are counted here.
+	tick := r.in.Pass("requests of "+r.recordName(), int64(n))
+	defer tick(-1)
+	const every = 4096 // rows per progress update
 	for i := 0; i < n; i++ {
 		if err := a.row(i); err != nil {
 			return sum, err
 		}
+		if (i+1)%every == 0 {
+			tick(every)
+		}
 	}
+	tick(int64(n % every))
 	if err := a.end(); err != nil {
 		return sum, err
 	}
