@@ -136,6 +136,20 @@ type TrendSeries struct {
 	Notes    []string
 }
 
+// Changes counts the series' change points over all its statistics, and
+// how many of them are regressions.
+func (s TrendSeries) Changes() (changes, regressions int) {
+	for _, m := range s.Metrics {
+		for _, c := range m.Changes {
+			changes++
+			if c.Regression {
+				regressions++
+			}
+		}
+	}
+	return changes, regressions
+}
+
 // A TrendRun is one run of a series: its ID and ordering value.
 type TrendRun struct {
 	RunID, Order string

@@ -48,15 +48,7 @@ func TrendTables(r *analysis.TrendReport) []*Table {
 	}
 	head := &Table{Title: title, Columns: []string{"series", "runs", "left out", "changes", "regressions"}}
 	for _, s := range r.Series {
-		changes, regs := 0, 0
-		for _, m := range s.Metrics {
-			for _, c := range m.Changes {
-				changes++
-				if c.Regression {
-					regs++
-				}
-			}
-		}
+		changes, regs := s.Changes()
 		head.AddRow(T(SafeText(s.Name)), N(strconv.Itoa(len(s.Runs)), len(s.Runs)), N(strconv.Itoa(len(s.Excluded)), len(s.Excluded)),
 			N(strconv.Itoa(changes), changes), N(strconv.Itoa(regs), regs))
 	}

@@ -44,15 +44,7 @@ func (b *book) trend() error {
 	}
 	row++
 	for _, s := range tr.Series {
-		changes, regs := 0, 0
-		for _, m := range s.Metrics {
-			for _, c := range m.Changes {
-				changes++
-				if c.Regression {
-					regs++
-				}
-			}
-		}
+		changes, regs := s.Changes()
 		if err := b.setText(sheet, 1, row, s.Name, ""); err != nil {
 			return err
 		}
