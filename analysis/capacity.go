@@ -181,13 +181,27 @@ func Capacity(ctx context.Context, dirs []string, o CapacityOptions) (*CapacityR
 	for i, r := range runs {
 		names[r.data.Name()] = i
 	}
+	all := make([]schemas.Run, len(runs))
+	for i, r := range runs {
+		all[i] = r.data.Run
+	}
 	for _, g := range rep.Groups {
 		var idx []int
 		for _, n := range g.Runs {
 			idx = append(idx, names[n])
 			runs[names[n]].config = g.Name
 		}
-		res.Configs = append(res.Configs, buildConfig(g.Name, runs, idx, rep, dirs, o))
+		names, groups, note := splitBySystem(g.Name, all, idx)
+		for k, name := range names {
+			for _, i := range groups[k] {
+				runs[i].config = name
+			}
+			cc := buildConfig(name, runs, groups[k], rep, dirs, o)
+			if note != "" {
+				cc.Notes = append([]string{note}, cc.Notes...)
+			}
+			res.Configs = append(res.Configs, cc)
+		}
 	}
 	res.Comparisons = compareConfigs(res.Configs, runs, rep)
 	res.frontier(o)

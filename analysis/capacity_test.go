@@ -426,3 +426,53 @@ func TestCapacityEnergy(t *testing.T) {
 		t.Errorf("throughput %+v", cc.Throughput)
 	}
 }
+
+// TestCapacitySplitsSystems: --group-by tool over the H100 and L40S
+// bundles would pool two GPUs' runs as repeats of one sweep; each system
+// is its own configuration instead, with the capacity grouping by bundle
+// gives, and a note says why. A label that differs between runs of one
+// system and recurs across loads is listed among the varying settings.
+func TestCapacitySplitsSystems(t *testing.T) {
+	dir := t.TempDir()
+	dirs := capacityBundles(t, dir)
+	o := analysis.DefaultCapacity
+	o.Limits, _, _ = analysis.ParseCapacitySLO("ttft:p99<=500ms")
+	o.Resamples = 200
+	byBundle, err := analysis.Capacity(context.Background(), dirs, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o.GroupBy = "tool"
+	res, err := analysis.Capacity(context.Background(), dirs, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Configs) != 2 {
+		t.Fatalf("%d configurations", len(res.Configs))
+	}
+	for k, gpu := range []string{"NVIDIA H100 80GB HBM3", "NVIDIA L40S"} {
+		cc := res.Configs[k]
+		if want := "vllm (GPU model " + gpu + ")"; cc.Name != want {
+			t.Errorf("configuration %d: %q, want %q", k, cc.Name, want)
+		}
+		if len(cc.Notes) == 0 || !strings.Contains(cc.Notes[0], "holds runs of 2 systems") || !strings.Contains(cc.Notes[0], "not repeats") {
+			t.Errorf("%s: notes %q", cc.Name, cc.Notes)
+		}
+		if got, want := cc.Capacity.Load, byBundle.Configs[k].Capacity.Load; got != want || len(cc.Points) != len(byBundle.Configs[k].Points) {
+			t.Errorf("%s: capacity %v over %d points, by bundle %v over %d", cc.Name, got, len(cc.Points), want, len(byBundle.Configs[k].Points))
+		}
+	}
+
+	// The L40S files under the H100's inventory: one system, two
+	// platform labels at the same loads.
+	inv, _ := schemas.LoadInventory(capacityDemo + "sut-h100.yaml")
+	files, _ := filepath.Glob(capacityDemo + "l40s/*.json")
+	fake := ingestBundle(t, dir, "l40s-as-h100.bundle", map[string]string{"platform": "l40s"}, inv, files...)
+	res, err = analysis.Capacity(context.Background(), []string{dirs[0], fake}, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Configs) != 1 || !slices.Contains(res.Configs[0].Sweep.Varying, "label platform: h100, l40s") {
+		t.Errorf("one system, two platforms: %d configurations, varying %q", len(res.Configs), res.Configs[0].Sweep.Varying)
+	}
+}

@@ -3,6 +3,7 @@ package analysis
 import (
 	"cmp"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strconv"
@@ -140,9 +141,10 @@ func offAxis(r schemas.Run, axis string) string {
 	return "no concurrency limit is recorded (the sweep's axis is the concurrency)"
 }
 
-// varyingSettings lists the load settings other than the axis that take
+// varyingSettings lists the load settings other than the axis, the
+// system's fields (systemFields) and the labels (varyingLabels) that take
 // more than one value over the runs.
-func varyingSettings(runs []schemas.Run, idx []int, axis string) []string {
+func varyingSettings(runs []schemas.Run, idx []int, axis string) (out []string) {
 	fields := []struct {
 		name string
 		skip string
@@ -171,7 +173,14 @@ func varyingSettings(runs []schemas.Run, idx []int, axis string) []string {
 			return strconv.FormatBool(r.Streaming.V)
 		}},
 	}
-	var out []string
+	for _, f := range systemFields {
+		fields = append(fields, struct {
+			name string
+			skip string
+			get  func(r schemas.Run) string
+		}{f.name, "", f.get})
+	}
+	defer func() { out = append(out, varyingLabels(runs, idx)...) }()
 	for _, f := range fields {
 		if f.skip == axis {
 			continue
@@ -187,6 +196,120 @@ func varyingSettings(runs []schemas.Run, idx []int, axis string) []string {
 		}
 		if len(vals) > 1 {
 			out = append(out, f.name+": "+strings.Join(vals, ", "))
+		}
+	}
+	return out
+}
+
+// systemFields are the inventory fields that make runs of different
+// systems: runs differing in one are never repeats of one configuration
+// (splitBySystem splits such a configuration).
+var systemFields = []struct {
+	name string
+	get  func(r schemas.Run) string
+}{
+	{"GPU model", func(r schemas.Run) string { return r.SUT.GPUModel }},
+	{"GPU count", func(r schemas.Run) string {
+		if !r.SUT.GPUCount.OK {
+			return ""
+		}
+		return strconv.FormatInt(r.SUT.GPUCount.V, 10)
+	}},
+	{"engine", func(r schemas.Run) string { return r.SUT.Engine }},
+	{"engine version", func(r schemas.Run) string { return r.SUT.EngineVersion }},
+	{"quantization", func(r schemas.Run) string { return r.SUT.Quantization }},
+}
+
+// systemKey is a run's value of every system field.
+func systemKey(r schemas.Run) string {
+	var parts []string
+	for _, f := range systemFields {
+		parts = append(parts, f.get(r))
+	}
+	return strings.Join(parts, "\x00")
+}
+
+// systemName names a system by the fields that differ between keys.
+func systemName(r schemas.Run, differ []bool) string {
+	var parts []string
+	for k, f := range systemFields {
+		if differ[k] {
+			parts = append(parts, f.name+" "+cmp.Or(f.get(r), "unknown"))
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+// splitBySystem splits a configuration's runs (indices into runs, in
+// order) by system (systemFields): a configuration grouped by tool or a
+// label may pool an H100 and an L40S sweep, whose runs at one load are
+// not repeats. It returns one group per system, in order of first run,
+// named "CONFIG (GPU model X)" by the differing fields, and a note; one
+// system gives the configuration back unchanged and no note.
+func splitBySystem(config string, runs []schemas.Run, idx []int) (names []string, groups [][]int, note string) {
+	var keys []string
+	byKey := map[string][]int{}
+	for _, i := range idx {
+		k := systemKey(runs[i])
+		if _, ok := byKey[k]; !ok {
+			keys = append(keys, k)
+		}
+		byKey[k] = append(byKey[k], i)
+	}
+	if len(keys) < 2 {
+		return []string{config}, [][]int{idx}, ""
+	}
+	differ := make([]bool, len(systemFields))
+	for k, f := range systemFields {
+		first := f.get(runs[byKey[keys[0]][0]])
+		for _, key := range keys[1:] {
+			differ[k] = differ[k] || f.get(runs[byKey[key][0]]) != first
+		}
+	}
+	var what []string
+	for _, key := range keys {
+		names = append(names, config+" ("+systemName(runs[byKey[key][0]], differ)+")")
+		groups = append(groups, byKey[key])
+		what = append(what, systemName(runs[byKey[key][0]], differ))
+	}
+	note = fmt.Sprintf("%s holds runs of %d systems (%s): runs at one load on different systems are not repeats, so each system is a configuration of its own; give --group-by bundle or sut:FIELD to choose the grouping",
+		config, len(keys), strings.Join(what, "; "))
+	return names, groups, note
+}
+
+// varyingLabels lists the labels that differ between the runs as a
+// setting would: a label with several values (a missing one counts as
+// "none") one of which is on runs at two or more loads. A label whose
+// every value sits at one load (rate=8, a per-run session ID) follows the
+// load or the run, and is not listed.
+func varyingLabels(runs []schemas.Run, idx []int) []string {
+	keys := map[string]bool{}
+	for _, i := range idx {
+		for k := range runs[i].Labels {
+			keys[k] = true
+		}
+	}
+	var out []string
+	for _, k := range slices.Sorted(maps.Keys(keys)) {
+		loads := map[string]map[string]bool{}
+		var vals []string
+		for _, i := range idx {
+			v, ok := runs[i].Labels[k]
+			if !ok {
+				v = "none"
+			}
+			if loads[v] == nil {
+				loads[v] = map[string]bool{}
+				vals = append(vals, v)
+			}
+			loads[v][validate.LoadKey(runs[i])] = true
+		}
+		recurs := false
+		for _, ls := range loads {
+			recurs = recurs || len(ls) > 1
+		}
+		if len(vals) > 1 && recurs {
+			out = append(out, "label "+k+": "+strings.Join(vals, ", "))
 		}
 	}
 	return out

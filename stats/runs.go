@@ -174,6 +174,28 @@ func runsReplicates(runs []runInput, s Statistic, o SeriesOptions, keep bool) (S
 			dst[0] = mean + sum/float64(R)
 		}
 	})
+	// A statistic of non-negative values (every latency, count and share)
+	// is non-negative, but with few runs a replicate can fall below 0:
+	// c exceeds 1 when R is small (up to sqrt(2) for two runs), and a
+	// replicate that draws the lowest run R times lands at mean - c (mean
+	// - theta_min), below 0 when the runs are far apart. Such replicates
+	// are set to 0, the statistic's lower bound. max(0, x) is monotone, so
+	// the percentile interval of the clamped replicates is the plain
+	// interval with its ends clamped at 0; since the true value is at
+	// least 0, clamping can only move an end towards it, never lose
+	// coverage.
+	if nonNegative(runs) {
+		clamped := 0
+		for i, v := range reps {
+			if v < 0 {
+				reps[i] = 0
+				clamped++
+			}
+		}
+		if clamped > 0 {
+			ws = append(ws, fmt.Errorf("%s: %d of %d two-level replicates fell below 0 (the runs lie far apart for their number) and were set to 0, the lower bound of a statistic of non-negative values", s.Name, clamped, len(reps)))
+		}
+	}
 	var kept []float64
 	if keep {
 		kept = slices.Clone(reps)
@@ -185,6 +207,22 @@ func runsReplicates(runs []runInput, s Statistic, o SeriesOptions, keep bool) (S
 	}
 	si.Warnings = append(ws, si.Warnings...)
 	return si, kept
+}
+
+// nonNegative reports that every run's values (or reported statistic)
+// are at least 0.
+func nonNegative(runs []runInput) bool {
+	for _, r := range runs {
+		if r.hasValue && len(r.values) == 0 && r.reported < 0 {
+			return false
+		}
+		for _, v := range r.values {
+			if v < 0 {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // sampleVar is the variance with ddof 1; 0 for fewer than two values.

@@ -3,6 +3,7 @@ package stats
 import (
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 )
 
@@ -130,5 +131,43 @@ func TestRunPlan(t *testing.T) {
 	one := SeriesInterval{Interval: Interval{Confidence: 0.95, StdErr: 0.02}, Runs: 1, RequestsPerRun: 500}
 	if p := one.Plan(0.02); p.Runs != 4 || p.RequestsPerRun != 1921 || !hasWarning(p.Warnings, "between-run variance is unknown") {
 		t.Errorf("one run: %+v", p)
+	}
+}
+
+// TestRunsNonNegative: two runs of a latency far apart (about 0.1 s and
+// 10 s) give c = sqrt(2 between/s^2) near 1.41, so a replicate drawing
+// the fast run twice lands near 5.05 - 1.41 * 4.95 = -1.9 s. Those
+// replicates are set to 0 with a warning, and the interval starts at 0;
+// values that may be negative are left alone.
+func TestRunsNonNegative(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	run := func(center float64) []float64 {
+		xs := make([]float64, 300)
+		for i := range xs {
+			xs[i] = center * (0.9 + 0.2*r.Float64())
+		}
+		return xs
+	}
+	runs := [][]float64{run(0.1), run(10)}
+	o := SeriesOptions{Bootstrap: BootstrapOptions{Resamples: 2000, Seed: 1}}
+	iv := RunsBootstrap(runs, MedianStatistic(), o)
+	if iv.Lo != 0 || !(iv.Hi > iv.Estimate) {
+		t.Errorf("interval [%v, %v] around %v, want it to start at 0", iv.Lo, iv.Hi, iv.Estimate)
+	}
+	found := false
+	for _, w := range iv.Warnings {
+		found = found || strings.Contains(w.Error(), "were set to 0")
+	}
+	if !found {
+		t.Errorf("no clamping warning: %v", iv.Warnings)
+	}
+	// Shifted below zero the same runs may have a negative statistic.
+	for _, xs := range runs {
+		for i := range xs {
+			xs[i] -= 20
+		}
+	}
+	if iv := RunsBootstrap(runs, MedianStatistic(), o); !(iv.Lo < iv.Estimate-5) {
+		t.Errorf("negative values: interval [%v, %v] around %v", iv.Lo, iv.Hi, iv.Estimate)
 	}
 }
