@@ -15,6 +15,7 @@ import (
 	"github.com/verdict-llm/verdict/analysis"
 	"github.com/verdict-llm/verdict/ingest"
 	"github.com/verdict-llm/verdict/ingest/all"
+	"github.com/verdict-llm/verdict/internal/testkit"
 	"github.com/verdict-llm/verdict/render/html"
 	"github.com/verdict-llm/verdict/render/plot"
 	"github.com/verdict-llm/verdict/schemas"
@@ -307,5 +308,55 @@ func TestManyRunsAsRows(t *testing.T) {
 		if n := strings.Count(m, "<tr>") + strings.Count(m, "<tr "); n != 10 {
 			t.Errorf("a Summary table has %d rows with its header, want 10", n)
 		}
+	}
+}
+
+// seriesSVG is a figure of two panels with render/plot's series marks:
+// series 0 (hostile name) and 1 in both panels, each with a hover point.
+const seriesSVG = `<svg xmlns="http://www.w3.org/2000/svg" width="20pt" height="10pt" viewBox="0 0 20 10"><g transform="scale(1, -1) translate(0, -10)">
+<g class="series" data-series="0" data-color="#1f77b4"><title>` + "&lt;script&gt;alert(1)&lt;/script&gt; p99" + `</title>
+<path d="M1,1L4,9" style="stroke:#1F77B4"/>
+<circle class="pt" cx="4" cy="9" r="4" fill="#1f77b4" fill-opacity="0"><title>&lt;script&gt;alert(1)&lt;/script&gt; p99: x 4 tokens/s, TTFT 9 ms</title></circle>
+</g>
+<g class="series" data-series="1" data-color="#ff7f0e"><title>b p99</title>
+<path d="M1,2L4,5" style="stroke:#FF7F0E"/>
+</g>
+<g class="series" data-series="0" data-color="#1f77b4"><title>&lt;script&gt;alert(1)&lt;/script&gt; p99</title>
+<path d="M11,1L14,9" style="stroke:#1F77B4"/>
+</g>
+<g class="series" data-series="1" data-color="#ff7f0e"><title>b p99</title>
+<path d="M11,2L14,5" style="stroke:#FF7F0E"/>
+</g>
+</g>
+</svg>
+`
+
+// TestFigureSeries: a figure with series marks gets one checkbox per
+// series (not per panel), named and coloured as its groups, hidden until
+// the page's script shows it; the marks are inlined as they are, names
+// escaped. Golden: the figure.
+func TestFigureSeries(t *testing.T) {
+	o := html.Options{Figures: []html.Figure{{Name: "sweep", Title: "Latency vs throughput", Caption: "Two panels.", SVG: []byte(seriesSVG)}}}
+	var buf bytes.Buffer
+	if err := html.WriteTo(context.Background(), &buf, &analysis.Report{}, o); err != nil {
+		t.Fatal(err)
+	}
+	fig := regexp.MustCompile(`(?s)<figure id="figure-sweep">.*?</figure>\n`).FindString(buf.String())
+	if fig == "" {
+		t.Fatal("no figure")
+	}
+	testkit.Golden(t, filepath.Join("testdata", "figure-series.html"), []byte(fig))
+	if n := strings.Count(fig, `<input type="checkbox" class="series"`); n != 2 {
+		t.Errorf("%d series checkboxes, want 2 (one per series, not per panel)", n)
+	}
+	for _, want := range []string{`<fieldset class="series-toggle" hidden>`,
+		`<input type="checkbox" class="series" value="0" checked><span class="swatch" style="background-color: #1f77b4"></span>&lt;script&gt;alert(1)&lt;/script&gt; p99</label>`,
+		`<input type="checkbox" class="series" value="1" checked><span class="swatch" style="background-color: #ff7f0e"></span>b p99</label>`} {
+		if !strings.Contains(fig, want) {
+			t.Errorf("the figure lacks %q", want)
+		}
+	}
+	if strings.Contains(fig, "<script>") {
+		t.Error("a series name reached the page unescaped")
 	}
 }
