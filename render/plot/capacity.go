@@ -312,21 +312,7 @@ func capacityLatency(res *analysis.CapacityResult, add adder, skipped *[]string)
 			}
 		}
 		scale, ulabel := Scale(schemas.UnitSeconds, typical)
-		var lines []SweepLine
-		for i, cc := range res.Configs {
-			for k, pct := range []string{"p50", "p99"} {
-				ln := SweepLine{Name: cc.Name + " " + pct, Dashed: pct == "p50", Color: i}
-				for _, p := range cc.Points {
-					q, ok := p.Latency[id]
-					if !ok {
-						continue
-					}
-					ln.Points = append(ln.Points, SweepPoint{X: p.OutputTokensPerSecond, XLo: math.NaN(), XHi: math.NaN(), Y: q[k] * scale, YLo: math.NaN(), YHi: math.NaN()})
-				}
-				slices.SortStableFunc(ln.Points, func(a, b SweepPoint) int { return cmpFloat(a.X, b.X) })
-				lines = append(lines, ln)
-			}
-		}
+		lines := capacityLatencyLines(res, id, scale)
 		p, err := Sweep(metricText[id].short+" vs output token throughput", "output token throughput (tokens/s)", fmt.Sprintf("%s (%s)", metricText[id].short, ulabel), lines)
 		if err := collect(&panels, skipped, "latency vs throughput: no load point has "+string(id)+" and a throughput", p, err); err != nil {
 			return err
@@ -337,6 +323,31 @@ func capacityLatency(res *analysis.CapacityResult, add adder, skipped *[]string)
 	}
 	caption := "p99 (solid) and p50 (dashed) of TTFT, TPOT and E2E latency at every load point against its output token throughput (mean over a point's runs), one line per configuration."
 	return add("capacity-latency-vs-throughput", "Latency vs throughput across the sweeps", caption, vg.Length(len(panels))*panelWidth, figureHeight, [][]*plot.Plot{panels})
+}
+
+// capacityLatencyLines are the p50 and p99 lines of metric id (scaled by
+// scale) per configuration, through its load points in load order (the
+// capacity view's points are in load order, one per load with its runs
+// averaged): past saturation the throughput falls while the latency
+// grows, and a line in throughput order would hide that turn.
+func capacityLatencyLines(res *analysis.CapacityResult, id schemas.MetricID, scale float64) []SweepLine {
+	var lines []SweepLine
+	for i, cc := range res.Configs {
+		pts := slices.Clone(cc.Points)
+		slices.SortStableFunc(pts, func(a, b analysis.CapacityPoint) int { return cmpFloat(a.Load, b.Load) })
+		for k, pct := range []string{"p50", "p99"} {
+			ln := SweepLine{Name: cc.Name + " " + pct, Dashed: pct == "p50", Color: i}
+			for _, p := range pts {
+				q, ok := p.Latency[id]
+				if !ok {
+					continue
+				}
+				ln.Points = append(ln.Points, SweepPoint{X: p.OutputTokensPerSecond, XLo: math.NaN(), XHi: math.NaN(), Y: q[k] * scale, YLo: math.NaN(), YHi: math.NaN()})
+			}
+			lines = append(lines, ln)
+		}
+	}
+	return lines
 }
 
 // frontierFigure draws the Pareto frontier of throughput per GPU against

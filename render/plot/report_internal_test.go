@@ -83,3 +83,25 @@ func TestSweepLines(t *testing.T) {
 		})
 	}
 }
+
+// TestCapacityLatencyLines: the capacity view's latency lines go through
+// the load points in load order, also where the throughput falls past
+// saturation.
+func TestCapacityLatencyLines(t *testing.T) {
+	pt := func(load, tput, p99 float64) analysis.CapacityPoint {
+		return analysis.CapacityPoint{Load: load, OutputTokensPerSecond: tput, Latency: map[schemas.MetricID][2]float64{schemas.TTFT: {p99 / 2, p99}}}
+	}
+	res := &analysis.CapacityResult{Configs: []*analysis.ConfigCapacity{{Name: "a",
+		Points: []analysis.CapacityPoint{pt(8, 300, 2), pt(2, 200, 0.1), pt(4, 400, 0.2)}}}}
+	lines := capacityLatencyLines(res, schemas.TTFT, 1)
+	if len(lines) != 2 || lines[1].Name != "a p99" {
+		t.Fatalf("lines %+v", lines)
+	}
+	var xs []float64
+	for _, p := range lines[1].Points {
+		xs = append(xs, p.X)
+	}
+	if len(xs) != 3 || xs[0] != 200 || xs[1] != 400 || xs[2] != 300 {
+		t.Errorf("throughputs in line order %v, want load order 200 400 300", xs)
+	}
+}
