@@ -126,6 +126,29 @@ type CapacityPoint struct {
 	JoulesPerToken float64
 	// Notes are the point's caveats (energy coverage).
 	Notes []string
+	// Repeats, at a point of several runs, splits each limit's statistic's
+	// variance into between-run and within-run parts (stats.RunsBootstrap's
+	// random-effects model) with the plan for a tighter interval; one per
+	// limit, in the order of ConfigCapacity.Limits; nil for one run.
+	Repeats []RepeatVariance
+}
+
+// PlanShare is the interval half-width the run plan of a repeated load
+// point aims at, as a share of the statistic: ±5%.
+const PlanShare = 0.05
+
+// RepeatVariance is one limit's statistic over the repeated runs of a
+// load point: the variance of one run's statistic between runs (the
+// server's state from run to run) and within a run (the sampling of its
+// requests), and what an interval of ±PlanShare needs (stats.RunPlan:
+// more runs of this length, or longer runs with this many).
+type RepeatVariance struct {
+	Limit          string
+	Runs           int
+	BetweenVar     float64
+	WithinVar      float64
+	RequestsPerRun float64
+	Plan           stats.RunPlan
 }
 
 // CapacityComparison is the ratio of two configurations' capacities.
@@ -375,7 +398,17 @@ func buildConfig(name string, runs []*capRun, idx []int, rep *validate.Report, d
 	cc.Capacity = stats.CapacityUnderLimits(pts, stats.CapacityOptions{Limits: limits, Series: so, CliffRatio: o.CliffRatio})
 	cc.GPUCount = gpuCount(runs, idx)
 	for k, p := range cc.Sweep.Points {
-		cc.Points = append(cc.Points, capacityPoint(p, cc.Capacity.Points[k], runs, rep, cc.GPUCount))
+		cp := capacityPoint(p, cc.Capacity.Points[k], runs, rep, cc.GPUCount)
+		if len(p.Runs) > 1 {
+			for j, iv := range cc.Capacity.Points[k].Limits {
+				if iv.Runs < 2 {
+					continue
+				}
+				cp.Repeats = append(cp.Repeats, RepeatVariance{Limit: cc.Limits[j], Runs: iv.Runs, BetweenVar: iv.BetweenVar,
+					WithinVar: iv.WithinVar, RequestsPerRun: iv.RequestsPerRun, Plan: iv.Plan(PlanShare * math.Abs(iv.Estimate))})
+			}
+		}
+		cc.Points = append(cc.Points, cp)
 	}
 	if len(cc.Sweep.Points) == 0 {
 		cc.Notes = append(cc.Notes, "no run of this configuration has a load on the "+cmpOr(cc.Sweep.Axis, "rate or concurrency")+" axis: there is no sweep")

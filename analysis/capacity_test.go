@@ -476,3 +476,42 @@ func TestCapacitySplitsSystems(t *testing.T) {
 		t.Errorf("one system, two platforms: %d configurations, varying %q", len(res.Configs), res.Configs[0].Sweep.Varying)
 	}
 }
+
+// TestCapacityRepeatsPlan: the H100 sweep's two runs at 12 req/s split
+// each limit's variance between and within runs, and the plan for a ±5%
+// interval follows from them as the random-effects model says:
+// (between + within)/runs' = (0.05 est / z)^2.
+func TestCapacityRepeatsPlan(t *testing.T) {
+	dirs := capacityBundles(t, t.TempDir())
+	o := analysis.DefaultCapacity
+	o.Limits, _, _ = analysis.ParseCapacitySLO("ttft:p99<=500ms,tpot:p99<=80ms")
+	o.Resamples = 500
+	res, err := analysis.Capacity(context.Background(), dirs[:1], o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cc := res.Configs[0]
+	for _, p := range cc.Points {
+		if len(p.Runs) == 1 {
+			if p.Repeats != nil {
+				t.Errorf("load %v: one run, repeats %+v", p.Load, p.Repeats)
+			}
+			continue
+		}
+		if p.Load != 12 || len(p.Repeats) != 2 {
+			t.Fatalf("load %v: %d runs, %d repeats", p.Load, len(p.Runs), len(p.Repeats))
+		}
+		for j, rv := range p.Repeats {
+			est := p.Stats[j].Value
+			z := 1.959963984540054
+			h2 := math.Pow(0.05*est/z, 2)
+			want := int(math.Ceil((rv.BetweenVar + rv.WithinVar) / h2))
+			if rv.Limit != cc.Limits[j] || rv.Runs != 2 || !(rv.WithinVar > 0) || rv.BetweenVar < 0 || rv.RequestsPerRun != 384 {
+				t.Errorf("%s: %+v", cc.Limits[j], rv)
+			}
+			if math.Abs(rv.Plan.HalfWidth-0.05*est) > 1e-12 || rv.Plan.Runs != max(1, want) {
+				t.Errorf("%s: plan %+v, want %d runs for ±%v", cc.Limits[j], rv.Plan, want, 0.05*est)
+			}
+		}
+	}
+}

@@ -184,8 +184,38 @@ func sweepTable(cc *analysis.ConfigCapacity) *Table {
 		if len(p.Runs) > 1 {
 			t.Notes = append(t.Notes, fmt.Sprintf("load %s: %d runs (%s): statistics are the mean of the runs' statistics, with two-level intervals", Sig(p.Load, 4), len(p.Runs), strings.Join(p.Runs, ", ")))
 		}
+		for j, rv := range p.Repeats {
+			unit := ""
+			if j < len(cc.LimitUnits) {
+				unit = cc.LimitUnits[j]
+			}
+			t.Notes = append(t.Notes, "load "+Sig(p.Load, 4)+": "+repeatText(rv, unit))
+		}
 	}
 	return t
+}
+
+// repeatText is one limit's variance over a repeated load point, apart
+// between and within runs, and its run plan.
+func repeatText(rv analysis.RepeatVariance, unit string) string {
+	sd := func(v float64) string {
+		if math.IsNaN(v) {
+			return "unknown"
+		}
+		return Quantity(math.Sqrt(v), unit)
+	}
+	s := fmt.Sprintf("%s over %d runs: one run's statistic varies by %s (SD) between runs and %s within a run (its %s requests' sampling)",
+		rv.Limit, rv.Runs, sd(rv.BetweenVar), sd(rv.WithinVar), Sig(rv.RequestsPerRun, 4))
+	p := rv.Plan
+	switch {
+	case math.IsNaN(p.RequestsPerRun):
+		return s + "; no run plan (" + errTexts(p.Warnings)[0] + ")"
+	case math.IsInf(p.RequestsPerRun, 1):
+		return s + fmt.Sprintf("; a %g%% interval of ±%s (±%g%%) needs %d runs of this length: with %d runs no run length reaches it (the between-run variance alone needs %d)",
+			100*p.Confidence, Quantity(p.HalfWidth, unit), 100*analysis.PlanShare, p.Runs, rv.Runs, p.MinRuns)
+	}
+	return s + fmt.Sprintf("; a %g%% interval of ±%s (±%g%%) needs %d runs of this length, or %d runs of %s requests",
+		100*p.Confidence, Quantity(p.HalfWidth, unit), 100*analysis.PlanShare, p.Runs, rv.Runs, Sig(p.RequestsPerRun, 4))
 }
 
 func axisWords(axis string) string {

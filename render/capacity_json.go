@@ -106,6 +106,27 @@ type capacityPointDoc struct {
 	Interactivity  jsonFloat             `json:"tokens_per_second_per_user"`
 	JoulesPerToken jsonFloat             `json:"joules_per_token"`
 	Notes          []string              `json:"notes"`
+	Repeats        []repeatDoc           `json:"repeats"`
+}
+
+// repeatDoc is analysis.RepeatVariance: variances in the limit's unit
+// squared, the plan for a ±analysis.PlanShare interval.
+type repeatDoc struct {
+	Limit          string    `json:"limit"`
+	Runs           int       `json:"runs"`
+	BetweenVar     jsonFloat `json:"between_run_variance"`
+	WithinVar      jsonFloat `json:"within_run_variance"`
+	RequestsPerRun jsonFloat `json:"requests_per_run"`
+	Plan           planDoc   `json:"plan"`
+}
+
+type planDoc struct {
+	HalfWidth      jsonFloat `json:"half_width"`
+	Confidence     float64   `json:"confidence"`
+	Runs           int       `json:"runs"`
+	RequestsPerRun jsonFloat `json:"requests_per_run"`
+	MinRuns        int       `json:"min_runs"`
+	Warnings       []string  `json:"warnings"`
 }
 
 type latencyDoc struct {
@@ -199,7 +220,14 @@ func configDoc(cc *analysis.ConfigCapacity) configCapacityDoc {
 		pd := capacityPointDoc{Load: p.Load, Runs: nonNil(p.Runs), Verdict: p.Verdict, Findings: nonNil(p.Findings), Stats: nonNil(p.Stats),
 			Meets: p.Pass, OutputTokensPS: jsonFloat(p.OutputTokensPerSecond), PerGPU: jsonFloat(p.PerGPU),
 			Latency: map[string]latencyDoc{}, Interactivity: jsonFloat(p.Interactivity), JoulesPerToken: jsonFloat(p.JoulesPerToken),
-			Notes: nonNil(p.Notes)}
+			Notes: nonNil(p.Notes), Repeats: []repeatDoc{}}
+		for _, rv := range p.Repeats {
+			pl := rv.Plan
+			pd.Repeats = append(pd.Repeats, repeatDoc{Limit: rv.Limit, Runs: rv.Runs, BetweenVar: jsonFloat(rv.BetweenVar),
+				WithinVar: jsonFloat(rv.WithinVar), RequestsPerRun: jsonFloat(rv.RequestsPerRun),
+				Plan: planDoc{HalfWidth: jsonFloat(pl.HalfWidth), Confidence: pl.Confidence, Runs: pl.Runs,
+					RequestsPerRun: jsonFloat(pl.RequestsPerRun), MinRuns: pl.MinRuns, Warnings: nonNil(errTexts(pl.Warnings))}})
+		}
 		for _, id := range []schemas.MetricID{schemas.TTFT, schemas.TPOT, schemas.E2E} {
 			if q, ok := p.Latency[id]; ok {
 				pd.Latency[string(id)] = latencyDoc{P50: jsonFloat(q[0]), P99: jsonFloat(q[1])}
