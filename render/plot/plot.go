@@ -1,8 +1,11 @@
 // Package plot draws verdict's report figures with gonum/plot, as SVG and
-// PNG: ECDFs and histograms of TTFT, TPOT, ITL and E2E with every run on
-// shared axes, latency against throughput across a rate sweep with
-// interval bars, GPU utilization, memory and power over time with the run
-// window shaded, and cost per 1M output tokens by run with intervals.
+// PNG: ECDFs (each run's p50 and p99 marked) and histograms of TTFT,
+// TPOT, ITL and E2E with every run on shared axes, latency against
+// throughput with one curve per platform through its load points
+// (repeats drawn around their median) and interval bars, GPU utilization
+// (0-100 %), memory and power over time with the run window shaded on
+// every panel, and cost per 1M output tokens by run with intervals. Text
+// is Liberation Sans; legends sit outside the data area (drawPanel).
 //
 // It sits after render's report view: [Report] reads a *analysis.Report and
 // returns [Figure] values, whose bytes the HTML report inlines, the
