@@ -59,6 +59,12 @@ type Options struct {
 	Scenario schemas.Scenario
 	// Rate is the server scenario's target rate in requests/s.
 	Rate float64
+	// Rates, when set (server scenario, instead of Rate), makes
+	// WriteBundle capture a sweep: one run per rate, in order, into the
+	// one bundle, each labelled with its rate ("rate") and the sweep
+	// ("sweep": the first run's ID), as `verdict capacity` reads sweeps
+	// (docs: README, verdict capacity). Run takes Rate only.
+	Rates []float64
 	// Burstiness is the gamma shape of the server scenario's gaps: 1 (or
 	// 0) is Poisson, lower is burstier, higher is more regular.
 	Burstiness float64
@@ -229,7 +235,16 @@ func (o *Options) validate() (API, error) {
 	}
 	switch o.Scenario {
 	case schemas.ScenarioServer:
-		if !(o.Rate > 0) || math.IsInf(o.Rate, 0) {
+		if len(o.Rates) > 0 {
+			if o.Rate != 0 {
+				return "", errors.New("give one rate or a list of rates, not both")
+			}
+			for _, r := range o.Rates {
+				if !(r > 0) || math.IsInf(r, 0) {
+					return "", fmt.Errorf("rate %v of the list: each must be a finite rate > 0", r)
+				}
+			}
+		} else if !(o.Rate > 0) || math.IsInf(o.Rate, 0) {
 			return "", errors.New("the server scenario needs a finite rate > 0 (for all requests at once use the offline scenario)")
 		}
 		if o.Burstiness < 0 || math.IsNaN(o.Burstiness) || math.IsInf(o.Burstiness, 0) {
@@ -253,7 +268,7 @@ func (o *Options) validate() (API, error) {
 	default:
 		return "", fmt.Errorf("unknown scenario %q (want server, offline, single_stream or fixed_concurrency)", o.Scenario)
 	}
-	if o.Scenario != schemas.ScenarioServer && (o.Rate != 0 || o.Ramp != nil || o.Burstiness != 0) {
+	if o.Scenario != schemas.ScenarioServer && (o.Rate != 0 || len(o.Rates) > 0 || o.Ramp != nil || o.Burstiness != 0) {
 		return "", fmt.Errorf("rate, burstiness and ramp apply to the server scenario only")
 	}
 	return api, nil

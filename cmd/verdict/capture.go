@@ -9,6 +9,7 @@ import (
 	"math"
 	"net/http"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -42,7 +43,10 @@ this machine, or a dcgm-exporter URL) is sampled on the same run and window.
 Scenarios:
    server          arrivals at --rate req/s: Poisson, or gamma with --burstiness
                    (<1 burstier), optionally --ramp-up FROM/DURATION, capped by
-                   --max-concurrency
+                   --max-concurrency; a list (--rate 2,4,8) captures a sweep:
+                   one run per rate, in order, into the one bundle, each with
+                   the warm-up and bound given and the labels rate=RATE and
+                   sweep=ID (the first run's ID), for verdict capacity
    offline         every prompt released at once (capped by --max-concurrency)
    single-stream   one request at a time
    concurrency     --max-concurrency streams, each sending its next request
@@ -76,6 +80,8 @@ Examples:
        --model meta-llama/Llama-3.1-8B-Instruct --dataset sharegpt.json --max-tokens 256 \
        --scenario server --rate 8 --burstiness 0.5 --duration 10m --warmup 20 \
        --sut h100.yaml -o llama-8qps.bundle
+   verdict capture --endpoint http://gpu-1:8000/v1 --model m --synthetic 512/128 \
+       --scenario server --rate 2,4,8,16 --num-prompts 500 --warmup 10 -o sweep.bundle
    verdict capture --endpoint http://gpu-1:8000/v1/completions --model m --dataset prompts.jsonl \
        --scenario offline --num-prompts 500 --gpu dcgm=http://gpu-1:9400/metrics -o offline.bundle`,
 		Flags: []cli.Flag{
@@ -86,7 +92,7 @@ Examples:
 			&cli.StringFlag{Name: "dataset", Usage: "prompts `FILE`: JSONL with \"prompt\" (and optional \"output_tokens\") or a ShareGPT JSON array", TakesFile: true},
 			&cli.StringFlag{Name: "synthetic", Usage: "generate prompts: `IN/OUT` lengths, each N, LO-HI or normal:MEAN,SD (e.g. 512/64-256)"},
 			&cli.StringFlag{Name: "scenario", Usage: "`SCENARIO`: server, offline, single-stream or concurrency", Required: true},
-			&cli.Float64Flag{Name: "rate", Usage: "server scenario: target `REQ/S`"},
+			&cli.StringFlag{Name: "rate", Usage: "server scenario: target `REQ/S`, or a comma-separated list of rates for a sweep (one run each, in order)"},
 			&cli.Float64Flag{Name: "burstiness", Value: 1, Usage: "server scenario: gamma shape of arrival gaps (1 = Poisson)"},
 			&cli.StringFlag{Name: "ramp-up", Usage: "server scenario: ramp linearly from `FROM/DURATION` (e.g. 1/30s) up to --rate"},
 			&cli.IntFlag{Name: "max-concurrency", Usage: "requests in flight: a cap (server, offline) or the number of streams (concurrency)"},
@@ -132,13 +138,21 @@ Examples:
 				}
 			}
 			dest := cmd.String("out")
-			res, err := capture.WriteBundle(ctx, dest, opts, schemas.BundleOptions{VerdictVersion: verdictVersion(), Overwrite: cmd.Bool("force")})
+			results, err := capture.WriteSweep(ctx, dest, opts, schemas.BundleOptions{VerdictVersion: verdictVersion(), Overwrite: cmd.Bool("force")})
 			bar.finish()
 			if err != nil {
 				return err
 			}
-			reportCapture(ctx, cmd.Root().Writer, errw, dest, opts, res)
-			if res.Incomplete {
+			for _, res := range results {
+				if len(opts.Rates) > 0 {
+					fmt.Fprintf(cmd.Root().Writer, "rate %s req/s:\n", strconv.FormatFloat(res.Run.RequestRate.V, 'g', -1, 64))
+				}
+				reportCapture(ctx, cmd.Root().Writer, errw, dest, opts, res)
+			}
+			if res := results[len(results)-1]; res.Incomplete {
+				if n := len(opts.Rates); n > 0 && len(results) < n {
+					return fmt.Errorf("capture interrupted: %s holds the runs of %d of %d rates, the last incomplete (run flag incomplete)", dest, len(results), n)
+				}
 				return fmt.Errorf("capture interrupted: %s holds the requests measured so far (run flag incomplete)", dest)
 			}
 			return nil
@@ -156,7 +170,7 @@ func captureOptions(ctx context.Context, cmd *cli.Command) (capture.Options, err
 	if err != nil {
 		return capture.Options{}, usage("--endpoint: %v", err)
 	}
-	o := capture.Options{Endpoint: endpoint, Model: cmd.String("model"), Rate: cmd.Float64("rate"),
+	o := capture.Options{Endpoint: endpoint, Model: cmd.String("model"),
 		MaxConcurrency: cmd.Int("max-concurrency"), NumPrompts: cmd.Int("num-prompts"), Duration: cmd.Duration("duration"),
 		Warmup: cmd.Int("warmup"), Seed: cmd.Uint64("seed"), MaxTokens: cmd.Int("max-tokens"),
 		NoStream: cmd.Bool("no-stream"), NoUsage: cmd.Bool("no-usage"),
@@ -164,6 +178,17 @@ func captureOptions(ctx context.Context, cmd *cli.Command) (capture.Options, err
 		Version: verdictVersion()}
 	if o.StallTimeout == 0 {
 		o.StallTimeout = -1 // --stall-timeout 0: never
+	}
+	if s := cmd.String("rate"); s != "" {
+		rates, err := parseRates(s)
+		if err != nil {
+			return o, err
+		}
+		if len(rates) == 1 {
+			o.Rate = rates[0]
+		} else {
+			o.Rates = rates
+		}
 	}
 	sc, err := parseScenario(cmd.String("scenario"))
 	if err != nil {
@@ -230,6 +255,23 @@ func parseScenario(s string) (schemas.Scenario, error) {
 		return schemas.ScenarioConcurrency, nil
 	}
 	return "", usage("--scenario %q: want server, offline, single-stream or concurrency", s)
+}
+
+// parseRates reads --rate: one rate or a comma-separated list, each a
+// finite number > 0, a list without repeats.
+func parseRates(s string) ([]float64, error) {
+	var out []float64
+	for _, f := range strings.Split(s, ",") {
+		v, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
+		if err != nil || !(v > 0) || math.IsInf(v, 0) {
+			return nil, usage("--rate %q: want REQ/S or a list REQ/S,REQ/S,... of numbers > 0", s)
+		}
+		if slices.Contains(out, v) {
+			return nil, usage("--rate %q: %g is listed twice; give repeats as separate captures", s, v)
+		}
+		out = append(out, v)
+	}
+	return out, nil
 }
 
 // parseRamp reads FROM/DURATION.
@@ -390,10 +432,14 @@ type captureBar struct {
 	bar *mpb.Bar
 }
 
-// Start implements capture.Progress.
+// Start implements capture.Progress; each run of a sweep starts a bar of
+// its own, completing the last one.
 func (c *captureBar) Start(total int64) {
 	c.p.mu.Lock()
 	defer c.p.mu.Unlock()
+	if c.bar != nil && !c.bar.Completed() {
+		c.bar.SetTotal(-1, true)
+	}
 	if total > 0 {
 		c.bar = c.p.p.AddBar(total,
 			mpb.PrependDecorators(decor.Name("requests "), decor.CountersNoUnit("%d / %d")),

@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -367,5 +368,51 @@ func TestCaptureRedactsSecrets(t *testing.T) {
 	}
 	for _, s := range []string{query, header} {
 		grepTree(t, dest, s)
+	}
+}
+
+// TestCaptureRateList: --rate 100,200 captures a sweep into one bundle:
+// a run per rate in order, labelled with its rate and the sweep (the first
+// run's ID), which verdict capacity reads as one configuration at two
+// load points.
+func TestCaptureRateList(t *testing.T) {
+	url := startFake(t, fakeserver.Config{TTFT: 2 * time.Millisecond, TokenDelay: time.Millisecond, Seed: 5})
+	dest := filepath.Join(t.TempDir(), "sweep.bundle")
+	code, out, errs := runCLI(t, "capture", "--endpoint", url, "--model", "fake", "--synthetic", "16/4",
+		"--scenario", "server", "--rate", "100,200", "--num-prompts", "12", "--warmup", "1", "--gpu", "none", "--label", "platform=loopback", "-o", dest)
+	if code != 0 {
+		t.Fatalf("capture: exit %d\n%s\n%s", code, out, errs)
+	}
+	if i, j := strings.Index(out, "rate 100 req/s:"), strings.Index(out, "rate 200 req/s:"); i < 0 || j < i || strings.Count(out, "12 requests scheduled: 12 ok") != 2 {
+		t.Errorf("stdout:\n%s", out)
+	}
+	b, err := schemas.OpenBundle(dest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs, err := b.Runs(context.Background())
+	if err != nil || len(runs) != 2 {
+		t.Fatalf("%d runs: %v", len(runs), err)
+	}
+	for k, want := range []float64{100, 200} {
+		r := runs[k]
+		if r.RequestRate.V != want || r.Labels["rate"] != strconv.FormatFloat(want, 'g', -1, 64) || r.Labels["sweep"] != runs[0].ID ||
+			r.Labels["platform"] != "loopback" || r.Completed.V != 12 {
+			t.Errorf("run %d: rate %v, labels %v, completed %v", k, r.RequestRate, r.Labels, r.Completed)
+		}
+	}
+	if runs[0].ID == runs[1].ID {
+		t.Errorf("both runs are %s", runs[0].ID)
+	}
+	code, out, errs = runCLI(t, "capacity", "--resamples", "100", "--slo", "ttft:p99<=10s", dest)
+	if code != 0 || !strings.Contains(out, "not reached (at least 200 requests/s)") || !strings.Contains(out, "Sweep of sweep.bundle (offered request rate)") || strings.Contains(out, "settings other than the load vary") {
+		t.Errorf("capacity of the sweep: %d %s\n%s", code, errs, out)
+	}
+	for _, c := range []struct{ rate, want string }{{"2,x", "--rate"}, {"4,4", "listed twice"}, {"0", "--rate"}} {
+		code, _, errs := runCLI(t, "capture", "--endpoint", url, "--model", "fake", "--synthetic", "16/4",
+			"--scenario", "server", "--rate", c.rate, "--num-prompts", "2", "--gpu", "none", "-o", dest+c.rate)
+		if code != 2 || !strings.Contains(errs, c.want) {
+			t.Errorf("--rate %s: %d %s", c.rate, code, errs)
+		}
 	}
 }
