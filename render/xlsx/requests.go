@@ -46,6 +46,7 @@ func (b *book) requests(ctx context.Context) error {
 		return err
 	}
 	hdr := b.style("header")
+	b.headerRow[SheetRequests] = 1
 	for i, c := range requestColumns {
 		if err := sw.SetColWidth(i+1, i+1, c.width); err != nil {
 			return err

@@ -43,6 +43,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	_ "image/png" // AddPictureFromBytes decodes the plots
@@ -182,6 +183,9 @@ type book struct {
 	costNames map[*analysis.ReportRun]costRef
 	names     []excelize.DefinedName
 	about     []string
+	// headerRow is each sheet's first table header row, repeated on
+	// every printed page.
+	headerRow map[string]int
 }
 
 // costRef says which defined names hold a run's unit costs.
@@ -193,7 +197,8 @@ type costRef struct {
 
 func newBook(rep *analysis.Report, o Options) (*book, error) {
 	f := excelize.NewFile()
-	b := &book{f: f, rep: rep, o: o, styles: map[string]int{}, costNames: map[*analysis.ReportRun]costRef{}}
+	b := &book{f: f, rep: rep, o: o, styles: map[string]int{}, costNames: map[*analysis.ReportRun]costRef{},
+		headerRow: map[string]int{}}
 	return b, nil
 }
 
@@ -227,6 +232,9 @@ func (b *book) build(ctx context.Context) error {
 		if _, err := f.NewSheet(s); err != nil {
 			return err
 		}
+	}
+	if err := b.printSetup(sheets); err != nil {
+		return err
 	}
 	// Costs first: the Summary's cost cells refer to its names.
 	steps := []func() error{}
@@ -262,6 +270,15 @@ func (b *book) build(ctx context.Context) error {
 		}
 	}
 	if err := b.aboutSheet(); err != nil {
+		return err
+	}
+	// Again after writing (AutoFilter resets the sheet properties), all
+	// but the streamed sheet, which kept its settings from before.
+	again := slices.DeleteFunc(slices.Clone(sheets), func(s string) bool { return s == SheetRequests })
+	if err := b.printSetup(again); err != nil {
+		return err
+	}
+	if err := b.printTitles(); err != nil {
 		return err
 	}
 	full := true
@@ -437,6 +454,9 @@ func (b *book) header(sheet, title string, row int, cols []string) error {
 		if err := b.f.SetCellStyle(sheet, cell(1, row-1), cell(1, row-1), b.style("title")); err != nil {
 			return err
 		}
+	}
+	if _, ok := b.headerRow[sheet]; !ok {
+		b.headerRow[sheet] = row
 	}
 	for i, c := range cols {
 		if err := b.f.SetCellStr(sheet, cell(i+1, row), txt(c)); err != nil {
