@@ -14,8 +14,8 @@ import (
 )
 
 // Write writes a report's workbook. Text from input files, here a model
-// name that a spreadsheet would run as a formula, is stored as text with
-// a leading apostrophe.
+// name that a spreadsheet would run as a formula, is stored as text, as
+// given, in a cell with the quotePrefix style.
 func ExampleWrite() {
 	dir, err := os.MkdirTemp("", "xlsx-example")
 	if err != nil {
@@ -44,5 +44,5 @@ func ExampleWrite() {
 	fmt.Printf("model %s, formula %q\n", model, formula)
 	// Output:
 	// [Verdict Summary Runs Metrics Validation Charts About]
-	// model '=HYPERLINK("http://x","y"), formula ""
+	// model =HYPERLINK("http://x","y"), formula ""
 }

@@ -100,14 +100,14 @@ func (b *book) requests(ctx context.Context) error {
 		return o.V
 	}
 	var lastRun *analysis.ReportRun
-	var runName, runID string
+	var runName, runID any
 	err = src.Requests(ctx, func(q *analysis.RequestRow) error {
 		if written >= limit {
 			skipped++
 			return nil
 		}
 		if q.Run != lastRun {
-			lastRun, runName, runID = q.Run, txt(q.Run.Name), txt(q.RunID)
+			lastRun, runName, runID = q.Run, b.streamText(q.Run.Name), b.streamText(q.RunID)
 		}
 		if written%10_000 == 0 && written > 0 {
 			if err := ctx.Err(); err != nil {
@@ -119,14 +119,14 @@ func (b *book) requests(ctx context.Context) error {
 		}
 		// Every value arrives computed (analysis.RequestRow); the sheet
 		// only scales durations for reading.
-		vals[0], vals[1], vals[2], vals[3], vals[4] = runName, runID, q.Index, txt(q.Status), txt(q.Phase)
+		vals[0], vals[1], vals[2], vals[3], vals[4] = runName, runID, q.Index, b.streamText(q.Status), b.streamText(q.Phase)
 		vals[5], vals[6], vals[7], vals[8], vals[9], vals[10] = sec(q.StartS), sec(q.EndS), ms(q.QueueS), ms(q.TTFTS), ms(q.TTFTAnswerS), sec(q.E2ES)
 		vals[11] = ms(q.TPOT)
 		vals[12], vals[13], vals[14] = i64(q.InputTokens), i64(q.OutputTokens), i64(q.ReasoningTokens)
 		vals[15], vals[16] = i64(q.Chunks), ms(q.MaxChunkGap)
 		vals[17] = nil
 		if q.Error != "" {
-			vals[17] = txt(q.Error)
+			vals[17] = b.streamText(q.Error)
 		}
 		row++
 		written++

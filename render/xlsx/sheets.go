@@ -452,7 +452,7 @@ func (b *book) aboutSheet() error {
 		"Metrics: every metric row with its definition (what is timed from which event to which, over which population).",
 		"Costs: yellow cells are inputs; totals and unit costs are live formulas over the defined names listed below. Change a rate and every total, the Summary and the charts follow.",
 		"Requests: one row per request as stored in the bundle (durations in the unit of the heading).",
-		"Text from input files that begins with = + - @, a tab or a carriage return is stored with a leading apostrophe (') so that it can never run as a formula; the apostrophe is part of the text.",
+		"Text from input files is stored as text, exactly as given: a text cell never runs as a formula. Text that begins with = + - @, a tab or a carriage return also has the quote-prefix cell style, so that editing the cell keeps it text.",
 	}
 	if rep.Confidence > 0 {
 		lines = append(lines, fmt.Sprintf("Intervals: %g %% bootstrap confidence intervals (BCa, %d resamples, seed %d).", 100*rep.Confidence, rep.Resamples, rep.Seed))

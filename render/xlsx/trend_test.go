@@ -140,9 +140,13 @@ func TestTrendSheet(t *testing.T) {
 	if len(run4) > 7 && run4[7] != "" || len(run2) > 6 && run2[6] != "" {
 		t.Errorf("intervals or values where there are none: a-4 %q, a-2 %q", run4, run2)
 	}
-	// The series name, a formula, is text with an apostrophe.
-	if !slices.ContainsFunc(rows, func(r []string) bool { return len(r) > 0 && r[0] == "'"+hostile }) {
-		t.Error("the series name is not stored as safe text")
+	// The series name, a formula, is text as given, with quotePrefix.
+	i := slices.IndexFunc(rows, func(r []string) bool { return len(r) > 0 && r[0] == hostile })
+	if i < 0 {
+		t.Fatal("the series name is not stored as text")
+	}
+	if id, _ := f.GetCellStyle(xlsx.SheetTrend, "A"+strconv.Itoa(i+1)); !quotePrefixXfs(t, path)[id] {
+		t.Error("the series name lacks the quotePrefix style")
 	}
 	// One picture per series, each the figure's PNG.
 	cells, err := f.GetPictureCells(xlsx.SheetTrend)

@@ -29,10 +29,12 @@
 //     (the sheet says so when it is reached).
 //   - About: how to read the workbook, the defined names, and sources.
 //
-// Text from input files never becomes a formula: every text cell goes
-// through render.SafeText (a leading = + - @ tab CR or NUL gets an
-// apostrophe), and formulas are built only from constants and the cell
-// references this package generates.
+// Text from input files never becomes a formula: it is written as a
+// string cell, which no reader evaluates, and text that begins with
+// = + - @ tab CR or NUL (render.SafeText's set) also gets the quotePrefix
+// cell style (ECMA-376 Part 1 §18.8.45), so that editing the cell keeps
+// it text, without an apostrophe in the text itself. Formulas are built
+// only from constants and the cell references this package generates.
 package xlsx
 
 import (
@@ -157,7 +159,7 @@ func WriteTo(ctx context.Context, w io.Writer, rep *analysis.Report, o Options) 
 	bw := bufio.NewWriterSize(w, 1<<20)
 	zw := zip.NewWriter(bw)
 	zw.RegisterCompressor(zip.Deflate, fastDeflate)
-	b.f.SetZipWriter(func(io.Writer) excelize.ZipWriter { return zw })
+	b.f.SetZipWriter(func(io.Writer) excelize.ZipWriter { return &partFilter{zw: zw, b: b} })
 	if _, err := b.f.WriteTo(io.Discard); err != nil {
 		return err
 	}
@@ -183,6 +185,8 @@ type book struct {
 	costNames map[*analysis.ReportRun]costRef
 	names     []excelize.DefinedName
 	about     []string
+	// quoteXfs are the style IDs that get quotePrefix.
+	quoteXfs map[int]bool
 	// headerRow is each sheet's first table header row, repeated on
 	// every printed page.
 	headerRow map[string]int
@@ -198,7 +202,7 @@ type costRef struct {
 func newBook(rep *analysis.Report, o Options) (*book, error) {
 	f := excelize.NewFile()
 	b := &book{f: f, rep: rep, o: o, styles: map[string]int{}, costNames: map[*analysis.ReportRun]costRef{},
-		headerRow: map[string]int{}}
+		headerRow: map[string]int{}, quoteXfs: map[int]bool{}}
 	return b, nil
 }
 
@@ -292,8 +296,30 @@ func (b *book) build(ctx context.Context) error {
 // hasRequests reports whether the workbook has a Requests sheet.
 func (b *book) hasRequests() bool { return b.o.Requests != nil && !b.o.NoRequests && !b.trendOnly() }
 
-// txt neutralises formula injection in a text cell.
-func txt(s string) string { return render.SafeText(s) }
+// risky reports text a spreadsheet would take for a formula when typed:
+// render.SafeText's set. Such a cell gets the quotePrefix style.
+func risky(s string) bool { return render.SafeText(s) != s }
+
+// qp is the suffix of a style key that adds quotePrefix.
+const qp = "+qp"
+
+// textStyle is the style key of a text cell: style, with quotePrefix
+// when the text is risky.
+func textStyle(s, style string) string {
+	if risky(s) {
+		return style + qp
+	}
+	return style
+}
+
+// streamText is a text value of a streamed row: the string, or a cell
+// with the quotePrefix style when it is risky.
+func (b *book) streamText(s string) any {
+	if risky(s) {
+		return excelize.Cell{StyleID: b.style(qp), Value: s}
+	}
+	return s
+}
 
 // cell returns the A1 name of (col, row), both 1-based.
 func cell(col, row int) string {
@@ -316,7 +342,17 @@ func (b *book) style(key string) int {
 		return id
 	}
 	s := &excelize.Style{}
+	base, quote := strings.CutSuffix(key, qp)
+	if quote {
+		// excelize has no quotePrefix in its Style: the variant is made
+		// distinct with an explicit (default) lock, so that NewStyle
+		// does not return the base style's ID, and the attribute is
+		// added to its xf when the workbook is written (addQuotePrefix).
+		s.Protection = &excelize.Protection{Locked: true}
+		key = base
+	}
 	switch {
+	case key == "":
 	case key == "title":
 		s.Font = &excelize.Font{Bold: true, Size: 14}
 	case key == "header":
@@ -359,6 +395,10 @@ func (b *book) style(key string) int {
 	id, err := b.f.NewStyle(s)
 	if err != nil {
 		panic(fmt.Sprintf("xlsx: style %s: %v", key, err)) // only constant formats reach here
+	}
+	if quote {
+		key += qp
+		b.quoteXfs[id] = true
 	}
 	b.styles[key] = id
 	return id
@@ -459,20 +499,21 @@ func (b *book) header(sheet, title string, row int, cols []string) error {
 		b.headerRow[sheet] = row
 	}
 	for i, c := range cols {
-		if err := b.f.SetCellStr(sheet, cell(i+1, row), txt(c)); err != nil {
+		if err := b.setText(sheet, i+1, row, c, "header"); err != nil {
 			return err
 		}
 	}
-	return b.f.SetCellStyle(sheet, cell(1, row), cell(len(cols), row), b.style("header"))
+	return nil
 }
 
-// setText writes a text cell through SafeText with an optional style.
+// setText writes a text cell with an optional style (and quotePrefix
+// when the text is risky).
 func (b *book) setText(sheet string, col, row int, s string, style string) error {
 	ref := cell(col, row)
-	if err := b.f.SetCellStr(sheet, ref, txt(s)); err != nil {
+	if err := b.f.SetCellStr(sheet, ref, s); err != nil {
 		return err
 	}
-	if style != "" {
+	if style = textStyle(s, style); style != "" {
 		return b.f.SetCellStyle(sheet, ref, ref, b.style(style))
 	}
 	return nil

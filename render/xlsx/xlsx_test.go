@@ -179,7 +179,7 @@ func summaryCostCell(t *testing.T, f *excelize.File, row int) string {
 var formulaOK = regexp.MustCompile(`^([A-Z][A-Z0-9_]*|\$?[A-Z]{1,3}\$?[0-9]+|[0-9.]+|[-+*/(),:]|SUM\(|MAX\(|CEILING\(|FLOOR\(|ROUND\()+$`)
 
 // TestNoFormulaInjection: a hostile model name and label end up as text
-// with a leading apostrophe, never as a formula; every formula in the
+// as given (no apostrophe) with the quotePrefix style, never as a formula; every formula in the
 // workbook is one the package generates.
 func TestNoFormulaInjection(t *testing.T) {
 	rep, dir := captureReport(t)
@@ -217,10 +217,13 @@ func TestNoFormulaInjection(t *testing.T) {
 		t.Errorf("only %d formulas: the Costs sheet should be live", nformulas)
 	}
 	all := texts.String()
-	for _, want := range []string{`&#39;=HYPERLINK(&#34;http://x&#34;,&#34;y&#34;)`, `&#39;@SUM(1+1)`, `&#39;-1 upstream reset`} {
-		if !strings.Contains(all, want) && !strings.Contains(all, strings.NewReplacer("&#39;", "'", "&#34;", "&quot;").Replace(want)) {
-			t.Errorf("workbook lacks the neutralised text %s", want)
+	for _, want := range []string{`=HYPERLINK(&#34;http://x&#34;,&#34;y&#34;)`, `@SUM(1+1)`, `-1 upstream reset`} {
+		if !strings.Contains(all, want) && !strings.Contains(all, strings.ReplaceAll(want, "&#34;", "&quot;")) {
+			t.Errorf("workbook lacks the text %s", want)
 		}
+	}
+	if strings.Contains(all, "&#39;=") || strings.Contains(all, "'=") || strings.Contains(all, "&#39;@") {
+		t.Error("the workbook stores an apostrophe in front of text")
 	}
 
 	f, err := excelize.OpenFile(path)
@@ -228,13 +231,93 @@ func TestNoFormulaInjection(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	// Summary row 3 is the capture run: its model cell is text.
-	v, _ := f.GetCellValue(xlsx.SheetSummary, "D3")
-	if v != "'"+hostile {
-		t.Errorf("Summary model cell %q", v)
+	quoted := quotePrefixXfs(t, path)
+	// Summary row 3 is the capture run: its model cell is text, as
+	// given, with the quotePrefix style.
+	for _, c := range []struct{ sheet, ref, want string }{
+		{xlsx.SheetSummary, "D3", hostile},
+		{xlsx.SheetSummary, "A3", "@SUM(1+1)"},
+	} {
+		v, _ := f.GetCellValue(c.sheet, c.ref)
+		typ, _ := f.GetCellType(c.sheet, c.ref)
+		if v != c.want || typ == excelize.CellTypeFormula {
+			t.Errorf("%s!%s: %q (type %v), want the text %q", c.sheet, c.ref, v, typ, c.want)
+		}
+		if fs, _ := f.GetCellFormula(c.sheet, c.ref); fs != "" {
+			t.Errorf("%s!%s has formula %q", c.sheet, c.ref, fs)
+		}
+		if id, _ := f.GetCellStyle(c.sheet, c.ref); !quoted[id] {
+			t.Errorf("%s!%s: style %d lacks quotePrefix", c.sheet, c.ref, id)
+		}
 	}
-	if fs, _ := f.GetCellFormula(xlsx.SheetSummary, "D3"); fs != "" {
-		t.Errorf("Summary model cell has formula %q", fs)
+	// Plain text does not get it.
+	if id, _ := f.GetCellStyle(xlsx.SheetSummary, "C3"); quoted[id] {
+		t.Errorf("Summary!C3 (%s) has quotePrefix", rep.Runs[0].Run.ID)
+	}
+}
+
+// quotePrefixXfs reads the style IDs (cellXfs indexes) that carry
+// quotePrefix="1" from a workbook's style sheet.
+func quotePrefixXfs(t *testing.T, path string) map[int]bool {
+	t.Helper()
+	zr, err := zip.OpenReader(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer zr.Close()
+	rc, err := zr.Open("xl/styles.xml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := io.ReadAll(rc)
+	rc.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	xfs := regexp.MustCompile(`(?s)<cellXfs[^>]*>(.*?)</cellXfs>`).FindSubmatch(data)
+	if xfs == nil {
+		t.Fatal("no cellXfs")
+	}
+	out := map[int]bool{}
+	for i, m := range regexp.MustCompile(`<xf\b[^>]*>`).FindAll(xfs[1], -1) {
+		if strings.Contains(string(m), `quotePrefix="1"`) {
+			out[i] = true
+		}
+	}
+	return out
+}
+
+// TestQuotePrefix: launch arguments that begin with '-' are stored as
+// given, without an apostrophe, in a cell whose style has quotePrefix.
+func TestQuotePrefix(t *testing.T) {
+	dir := t.TempDir()
+	rep := validatedDemo(t, dir)
+	path := writeBook(t, rep, dir, xlsx.Options{NoRequests: true})
+	f, err := excelize.OpenFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	quoted := quotePrefixXfs(t, path)
+	rows, err := f.GetRows(xlsx.SheetRuns)
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := 0
+	for i, r := range rows {
+		for j, v := range r {
+			if !strings.HasPrefix(v, "--max-num-seqs 256") && !strings.HasPrefix(v, "'--max-num-seqs") {
+				continue
+			}
+			found++
+			ref, _ := excelize.CoordinatesToCellName(j+1, i+1)
+			if id, _ := f.GetCellStyle(xlsx.SheetRuns, ref); v[0] == '\'' || !quoted[id] {
+				t.Errorf("Runs!%s = %q, style %d (quotePrefix %v): want the text as given, with quotePrefix", ref, v, id, quoted[id])
+			}
+		}
+	}
+	if found == 0 {
+		t.Fatal("the Runs sheet has no '--max-num-seqs 256' launch arguments")
 	}
 }
 
@@ -263,7 +346,7 @@ func TestRequestsCap(t *testing.T) {
 		t.Errorf("closing note %q", note)
 	}
 	// TTFT in ms and the hostile error text as text.
-	if rows[1][8] == "" || rows[8][17] != "'-1 upstream reset" {
+	if rows[1][8] == "" || rows[8][17] != "-1 upstream reset" {
 		t.Errorf("row 2 TTFT %q; row 9 error %q", rows[1][8], rows[8][17])
 	}
 	about, _ := f.GetRows(xlsx.SheetAbout)
@@ -402,8 +485,8 @@ func TestLibreOffice(t *testing.T) {
 			}
 		}
 	}
-	if got := lo["#summary-model"][0]; got != "'"+hostile {
-		t.Errorf("LibreOffice shows the hostile model as %q, want the text '%s", got, hostile)
+	if got := lo["#summary-model"][0]; got != hostile {
+		t.Errorf("LibreOffice shows the hostile model as %q, want the text %s", got, hostile)
 	}
 	ch := costs(changed)
 	want := 2*q.GPUCost.Float64() + q.OtherListedCost.Float64()
