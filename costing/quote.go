@@ -310,6 +310,9 @@ type QuoteLine struct {
 	BillingUnitSeconds int64
 	BilledUnits        Decimal
 	RateUnitSeconds    Decimal
+	// Billing is the rule run time was billed by (run-time lines), so
+	// that a spreadsheet can bill another run time the same way.
+	Billing Billing
 	// QuantityFormula and CostFormula name the inputs above:
 	// "MULTIPLIER * BILLED_UNITS * BILLING_UNIT_SECONDS / RATE_UNIT_SECONDS"
 	// and "RATE * QUANTITY".
@@ -452,7 +455,7 @@ func fixedLine(rate, qty Decimal, qtyFormula string) QuoteLine {
 // unit); the cost is rate × quantity.
 func timeLine(dur time.Duration, b Billing, mult, rate Decimal, perSeconds *big.Rat) QuoteLine {
 	us := billingUnits[b.Unit]
-	ln := QuoteLine{Rate: rate, Multiplier: mult, BillingUnitSeconds: us,
+	ln := QuoteLine{Rate: rate, Multiplier: mult, BillingUnitSeconds: us, Billing: b,
 		QuantityFormula: "MULTIPLIER * BILLED_UNITS * BILLING_UNIT_SECONDS / RATE_UNIT_SECONDS",
 		CostFormula:     "RATE * QUANTITY"}
 	runSec := big.NewRat(int64(dur), int64(time.Second))

@@ -2,6 +2,7 @@ package xlsx
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/verdict-llm/verdict/analysis"
@@ -40,7 +41,8 @@ func (b *book) capacity() error {
 		}
 		row++
 	}
-	if _, err := b.notes(sheet, row+1, tables[0].Notes); err != nil {
+	notes := append(slices.Clone(tables[0].Notes), "The costs and intervals on this sheet are numbers, valid for the inputs as delivered: they do not follow edits on the Costs sheet.")
+	if _, err := b.notes(sheet, row+1, notes); err != nil {
 		return err
 	}
 	return b.widths(sheet, 16, 10, 12, 16, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14)

@@ -118,7 +118,7 @@ func (b *book) quoteBlock(sheet string, row int, r *analysis.ReportRun, s string
 		return row, err
 	}
 	row++
-	if err := b.header(sheet, "", row, []string{"name", "value", "unit", "formula", "verdict's figure", "notes", "rate", "quantity"}); err != nil {
+	if err := b.header(sheet, "", row, []string{"name", "value", "unit", "formula", "verdict's figure (inputs as delivered)", "notes", "rate", "quantity"}); err != nil {
 		return row, err
 	}
 	row++
@@ -129,16 +129,7 @@ func (b *book) quoteBlock(sheet string, row int, r *analysis.ReportRun, s string
 	if qb := quoteBilling(c); qb != nil {
 		rounding, minimum = qb.Rounding, qb.Minimum.Float64()
 	}
-	billed := fmt.Sprintf("RUN_SECONDS%s/BILLING_UNIT_SECONDS%s", s, s)
-	switch rounding {
-	case "up":
-		billed = "CEILING(" + billed + ",1)"
-	case "down":
-		billed = "FLOOR(" + billed + ",1)"
-	case "nearest":
-		billed = "ROUND(" + billed + ",0)"
-	}
-	billed = fmt.Sprintf("MAX(%s,BILLING_MINIMUM%s)", billed, s)
+	billed := billedFormula("RUN_SECONDS"+s, "BILLING_UNIT_SECONDS"+s, "BILLING_MINIMUM"+s, rounding)
 	windowNote := c.WindowNote
 	if c.WindowFromDuration {
 		windowNote = "the run's duration_s (no timestamps)"
@@ -176,13 +167,24 @@ func (b *book) quoteBlock(sheet string, row int, r *analysis.ReportRun, s string
 		if err := b.setNum(sheet, cRate, row, o.Rate.Float64(), "input:#,##0.00####"); err != nil {
 			return row, err
 		}
-		if err := b.setNum(sheet, cQty, row, o.Quantity.Float64(), "num:#,##0.000000"); err != nil {
+		qtyText := o.QuantityFormula
+		if o.Basis == "run-time" && o.BillingUnitSeconds > 0 {
+			// Run time billed by the item's own rule: the quantity
+			// follows RUN_SECONDS as the GPU line does.
+			units := billedFormula("RUN_SECONDS"+s, itoa(int(o.BillingUnitSeconds)), o.Billing.Minimum.String(), o.Billing.Rounding)
+			qty := fmt.Sprintf("%s*%s*%d/%s", o.Multiplier, units, o.BillingUnitSeconds, o.RateUnitSeconds)
+			if err := b.setFormula(sheet, cQty, row, qty, "num:#,##0.000000"); err != nil {
+				return row, err
+			}
+			qtyText = fmt.Sprintf("%s * billed units of RUN_SECONDS (%d s units, rounded %s, at least %s) * %d / %s",
+				o.Multiplier, o.BillingUnitSeconds, roundingText(o.Billing.Rounding), o.Billing.Minimum, o.BillingUnitSeconds, o.RateUnitSeconds)
+		} else if err := b.setNum(sheet, cQty, row, o.Quantity.Float64(), "input:#,##0.000000"); err != nil {
 			return row, err
 		}
 		if err := b.setFormula(sheet, cValue, row, cell(cRate, row)+"*"+cell(cQty, row), money); err != nil {
 			return row, err
 		}
-		for col, t := range map[int]string{cUnit: cur + " (" + o.RateUnit + ")", cFormula: "RATE * QUANTITY; QUANTITY = " + o.QuantityFormula, cNotes: joinNotes(o.Notes)} {
+		for col, t := range map[int]string{cUnit: cur + " (" + o.RateUnit + ")", cFormula: "RATE * QUANTITY; QUANTITY = " + qtyText, cNotes: joinNotes(o.Notes)} {
 			if err := b.setText(sheet, col, row, t, ""); err != nil {
 				return row, err
 			}
@@ -209,7 +211,7 @@ func (b *book) quoteBlock(sheet string, row int, r *analysis.ReportRun, s string
 		row++
 	}
 	var err error
-	row, hasLo, err := b.unitLines(sheet, row, r, s, "", c.QuoteUnits, runSec)
+	row, hasLo, err := b.unitLines(sheet, row, r, s, "", c.QuoteUnits, runSec, true)
 	if err != nil {
 		return row, err
 	}
@@ -218,6 +220,30 @@ func (b *book) quoteBlock(sheet string, row int, r *analysis.ReportRun, s string
 		delete(b.costNames, r) // the bill block sets it
 	}
 	return row + 1, nil
+}
+
+// billedFormula is run time in billing units, rounded as the quote says
+// (costing's timeLine: up, down, nearest, else none) and raised to the
+// minimum; its arguments are names or numbers.
+func billedFormula(runSec, unitSec, minimum, rounding string) string {
+	billed := runSec + "/" + unitSec
+	switch rounding {
+	case "up":
+		billed = "CEILING(" + billed + ",1)"
+	case "down":
+		billed = "FLOOR(" + billed + ",1)"
+	case "nearest":
+		billed = "ROUND(" + billed + ",0)"
+	}
+	return fmt.Sprintf("MAX(%s,%s)", billed, minimum)
+}
+
+func roundingText(r string) string {
+	switch r {
+	case "up", "down", "nearest":
+		return r
+	}
+	return "none"
 }
 
 // quoteBilling returns the GPU line's billing terms from the quote file
@@ -259,7 +285,14 @@ func joinErrs(es []error) string {
 // unitLines writes the counts and unit costs over TOTAL_COST (prefix
 // "BILL_" for the bill), with the throughput interval carried through the
 // cost rate when there is one.
-func (b *book) unitLines(sheet string, row int, r *analysis.ReportRun, s, prefix string, units []costing.UnitCost, runSec float64) (int, bool, error) {
+//
+// With scaled (the quote), the counts follow RUN_SECONDS at the rate
+// measured: COUNT = MEASURED_COUNT * RUN_SECONDS / MEASURED_SECONDS, so
+// that a changed run time moves the counts, the unit costs and their
+// intervals together (the intervals are TOTAL_COST / RUN_SECONDS over the
+// throughput bounds). A bill is for the run window as delivered: its
+// counts and BILL_RUN_SECONDS are what was measured.
+func (b *book) unitLines(sheet string, row int, r *analysis.ReportRun, s, prefix string, units []costing.UnitCost, runSec float64, scaled bool) (int, bool, error) {
 	c := r.Cost
 	cur := ""
 	for _, u := range units {
@@ -267,13 +300,32 @@ func (b *book) unitLines(sheet string, row int, r *analysis.ReportRun, s, prefix
 	}
 	money := "num:" + numFmt(cur)
 	p := prefix
-	counts := []line{
-		{name: p + "SUCCESSFUL_REQUESTS" + s, value: float64(c.Window.SuccessfulRequests), unit: "requests", formulaText: "input (successful requests of the run)",
-			verdict: float64(c.Window.SuccessfulRequests), style: "input:#,##0"},
-		{name: p + "OUTPUT_TOKENS" + s, value: float64(c.Window.OutputTokens), unit: "tokens", formulaText: "input (output tokens of successful requests)",
-			verdict: float64(c.Window.OutputTokens), style: "input:#,##0"},
-		{name: p + "TOTAL_TOKENS" + s, value: float64(c.Window.TotalTokens), unit: "tokens", formulaText: "input (input + output tokens of successful requests)",
-			verdict: float64(c.Window.TotalTokens), style: "input:#,##0"},
+	type count struct {
+		name, unit, what string
+		n                int64
+	}
+	cs := []count{
+		{"SUCCESSFUL_REQUESTS", "requests", "successful requests of the run", c.Window.SuccessfulRequests},
+		{"OUTPUT_TOKENS", "tokens", "output tokens of successful requests", c.Window.OutputTokens},
+		{"TOTAL_TOKENS", "tokens", "input + output tokens of successful requests", c.Window.TotalTokens},
+	}
+	var counts []line
+	if scaled {
+		counts = append(counts, line{name: p + "MEASURED_SECONDS" + s, value: runSec, unit: "s",
+			formulaText: "constant: the run time the counts below were measured over", verdict: runSec, style: "num:#,##0.000000000"})
+	}
+	for _, k := range cs {
+		if !scaled {
+			counts = append(counts, line{name: p + k.name + s, value: float64(k.n), unit: k.unit, formulaText: "input (" + k.what + ")",
+				verdict: float64(k.n), style: "input:#,##0"})
+			continue
+		}
+		counts = append(counts,
+			line{name: p + "MEASURED_" + k.name + s, value: float64(k.n), unit: k.unit, formulaText: "input (" + k.what + ", as measured)",
+				verdict: float64(k.n), style: "input:#,##0"},
+			line{name: p + k.name + s, formula: fmt.Sprintf("%sMEASURED_%s%s*%sRUN_SECONDS%s/%sMEASURED_SECONDS%s", p, k.name, s, p, s, p, s),
+				unit: k.unit, formulaText: "MEASURED_" + k.name + " * RUN_SECONDS / MEASURED_SECONDS (the measured rate over the priced run time)",
+				verdict: float64(k.n), style: "num:#,##0.###"})
 	}
 	verdictOf := func(metric string) (costing.UnitCost, float64) {
 		for _, u := range units {
@@ -432,7 +484,8 @@ func (b *book) billBlock(sheet string, row int, r *analysis.ReportRun, s string)
 		{name: "BILL_TOTAL_COST" + s, formula: fmt.Sprintf("SUM(%s:%s)", cell(aAlloc, first), cell(aAlloc, last)), unit: cur,
 			formulaText: "sum of the allocated column (rows not included allocate 0)", verdict: rc.Total.Amount.Float64(),
 			style: "total:" + numFmt(cur), notes: "no finer than " + string(rc.Coarsest) + " billing rows", comment: "billed cost of " + r.Name},
-		{name: "BILL_RUN_SECONDS" + s, value: runSec, unit: "s", formulaText: "input (run window)", verdict: runSec, style: "input:#,##0.000"},
+		{name: "BILL_RUN_SECONDS" + s, value: runSec, unit: "s", formulaText: "constant: the run window the charges were allocated over",
+			verdict: runSec, style: "num:#,##0.000", notes: "the allocations above are for this window: the bill's figures are valid for the inputs as delivered (edit a charge cost, not the run time)"},
 	}
 	for _, ln := range lines {
 		if err := b.writeLine(sheet, row, ln); err != nil {
@@ -440,7 +493,7 @@ func (b *book) billBlock(sheet string, row int, r *analysis.ReportRun, s string)
 		}
 		row++
 	}
-	row, hasLo, err := b.unitLines(sheet, row, r, s, "BILL_", c.BillUnits, runSec)
+	row, hasLo, err := b.unitLines(sheet, row, r, s, "BILL_", c.BillUnits, runSec, false)
 	if err != nil {
 		return row, err
 	}

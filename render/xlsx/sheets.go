@@ -450,7 +450,8 @@ func (b *book) aboutSheet() error {
 		"Summary: one row per run in input order; runs are never ranked. A status of INCOMPLETE means evidence for at least one figure is missing.",
 		"Runs: provenance and system under test; 'unknown' means no source said.",
 		"Metrics: every metric row with its definition (what is timed from which event to which, over which population).",
-		"Costs: yellow cells are inputs; totals and unit costs are live formulas over the defined names listed below. Change a rate and every total, the Summary and the charts follow.",
+		"Costs: yellow cells are inputs; totals and unit costs are live formulas over the defined names listed below. Change a rate and every total, the Summary and the charts follow. RUN_SECONDS prices another run time at the measured rates: the GPU and run-time lines bill it, and the counts follow it (COUNT = MEASURED_COUNT * RUN_SECONDS / MEASURED_SECONDS), so unit costs and their intervals stay consistent. A bill's figures are for its run window as delivered. The column \"verdict's figure\" is verdict's own result for the inputs as delivered.",
+		"Formula cells also store their values, for readers that do not calculate. Excel recalculates on load; LibreOffice recalculates as you edit, and on load only when Tools > Options > LibreOffice Calc > Formula > Recalculation on file load says Always.",
 		"Requests: one row per request as stored in the bundle (durations in the unit of the heading).",
 		"Text from input files is stored as text, exactly as given: a text cell never runs as a formula. Text that begins with = + - @, a tab or a carriage return also has the quote-prefix cell style, so that editing the cell keeps it text.",
 	}

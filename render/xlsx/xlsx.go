@@ -159,7 +159,13 @@ func WriteTo(ctx context.Context, w io.Writer, rep *analysis.Report, o Options) 
 	bw := bufio.NewWriterSize(w, 1<<20)
 	zw := zip.NewWriter(bw)
 	zw.RegisterCompressor(zip.Deflate, fastDeflate)
-	b.f.SetZipWriter(func(io.Writer) excelize.ZipWriter { return &partFilter{zw: zw, b: b} })
+	pf := &partFilter{zw: zw, b: b}
+	for id, name := range b.f.GetSheetMap() {
+		if name == SheetRequests {
+			pf.skip = fmt.Sprintf("xl/worksheets/sheet%d.xml", id) // excelize's part name (NewSheet)
+		}
+	}
+	b.f.SetZipWriter(func(io.Writer) excelize.ZipWriter { return pf })
 	if _, err := b.f.WriteTo(io.Discard); err != nil {
 		return err
 	}
@@ -185,6 +191,8 @@ type book struct {
 	costNames map[*analysis.ReportRun]costRef
 	names     []excelize.DefinedName
 	about     []string
+	// formulas are the formula cells written, for their cached values.
+	formulas []formulaCell
 	// quoteXfs are the style IDs that get quotePrefix.
 	quoteXfs map[int]bool
 	// headerRow is each sheet's first table header row, repeated on
@@ -272,6 +280,9 @@ func (b *book) build(ctx context.Context) error {
 		if err := f.SetDefinedName(&b.names[i]); err != nil {
 			return fmt.Errorf("defined name %s: %w", b.names[i].Name, err)
 		}
+	}
+	if err := b.cacheValues(); err != nil {
+		return err
 	}
 	if err := b.aboutSheet(); err != nil {
 		return err
@@ -542,6 +553,7 @@ func (b *book) setFormula(sheet string, col, row int, formula, style string) err
 	if err := b.f.SetCellFormula(sheet, ref, formula); err != nil {
 		return err
 	}
+	b.formulas = append(b.formulas, formulaCell{sheet, ref, formula})
 	if style != "" {
 		return b.f.SetCellStyle(sheet, ref, ref, b.style(style))
 	}

@@ -512,7 +512,7 @@ func convertCSV(t *testing.T, soffice, book, dir string) map[string][][]string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	profile := filepath.Join(dir, "lo-profile")
+	profile := loProfile(t, dir)
 	// Filter options: comma, double quote, UTF-8, from line 1, default
 	// cell format, language, no quoting of text, detect numbers, values
 	// rather than formatted text, no formulas, keep spaces, every sheet.
@@ -548,6 +548,27 @@ func convertCSV(t *testing.T, soffice, book, dir string) map[string][][]string {
 		sheets[s] = recs
 	}
 	return sheets
+}
+
+// loProfile makes a LibreOffice user profile that recalculates every
+// formula of an xlsx file on load (Tools > Options > Calc > Formula >
+// Recalculation on file load: Always; OOXMLRecalcMode 0). By default
+// LibreOffice shows the values stored in formula cells, as the workbook
+// now has them, and would not show what its formulas compute after an
+// edit made outside it.
+func loProfile(t *testing.T, dir string) string {
+	t.Helper()
+	profile := filepath.Join(dir, "lo-profile")
+	if err := os.MkdirAll(filepath.Join(profile, "user"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	const xcu = `<?xml version="1.0" encoding="UTF-8"?>
+<oor:items xmlns:oor="http://openoffice.org/2001/registry" xmlns:xs="http://www.w3.org/2001/XMLSchema" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance">
+<item oor:path="/org.openoffice.Office.Calc/Formula/Load"><prop oor:name="OOXMLRecalcMode" oor:op="fuse"><value>0</value></prop></item>
+</oor:items>
+`
+	writeFile(t, filepath.Join(profile, "user"), "registrymodifications.xcu", xcu)
+	return profile
 }
 
 // TestWriteAtomic: a failed write leaves no file behind.

@@ -6,14 +6,15 @@ import (
 	"io"
 	"io/fs"
 	"regexp"
+	"strings"
 
 	"github.com/xuri/excelize/v2"
 )
 
 // partFilter is the zip writer excelize writes the workbook's parts
-// through. It passes every part on unchanged except the style sheet,
-// which it completes with what excelize's API cannot say (see
-// addQuotePrefix). excelize writes each part whole before creating the
+// through. It completes two parts with what excelize's API cannot say:
+// the style sheet (addQuotePrefix) and, in the worksheets, the type of a
+// formula's cached value (cacheValues). excelize writes each part whole before creating the
 // next, so a part held back is written at the next Create or at Close.
 type partFilter struct {
 	zw interface {
@@ -25,6 +26,10 @@ type partFilter struct {
 	// held is the part being held back, and its name.
 	held     *bytes.Buffer
 	heldName string
+	// ws is the worksheet being written; skip names a worksheet left
+	// as it is (the streamed Requests sheet, which has no formulas).
+	ws   *replacer
+	skip string
 }
 
 var _ excelize.ZipWriter = (*partFilter)(nil)
@@ -37,7 +42,51 @@ func (p *partFilter) Create(name string) (io.Writer, error) {
 		p.held, p.heldName = &bytes.Buffer{}, name
 		return p.held, nil
 	}
-	return p.zw.Create(name)
+	w, err := p.zw.Create(name)
+	if err != nil || !strings.HasPrefix(name, "xl/worksheets/sheet") || name == p.skip {
+		return w, err
+	}
+	p.ws = &replacer{w: w, old: []byte(strFormula), new: []byte(numFormula)}
+	return p.ws, nil
+}
+
+// A formula cell as excelize's SetCellFormula writes it, with a string
+// result, and as it should be: every formula of this package is numeric
+// (cacheValues). No text can contain the pattern: cell text is
+// XML-escaped, its quotes written as &#34;.
+const (
+	strFormula = ` t="str"><f>`
+	numFormula = `><f>`
+)
+
+// A replacer writes to w with every old replaced by new, across writes:
+// it holds back a tail shorter than old until more arrives or flush.
+type replacer struct {
+	w        io.Writer
+	old, new []byte
+	tail     []byte
+}
+
+func (r *replacer) Write(p []byte) (int, error) {
+	buf := append(r.tail, p...)
+	out := bytes.ReplaceAll(buf, r.old, r.new)
+	keep := min(len(r.old)-1, len(out))
+	// Hold back a tail that may begin a match, unless it is the end of
+	// a replacement (a replaced match never starts again inside new).
+	r.tail = append(r.tail[:0:0], out[len(out)-keep:]...)
+	if _, err := r.w.Write(out[:len(out)-keep]); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+func (r *replacer) flush() error {
+	if len(r.tail) == 0 {
+		return nil
+	}
+	_, err := r.w.Write(r.tail)
+	r.tail = nil
+	return err
 }
 
 func (p *partFilter) AddFS(fsys fs.FS) error {
@@ -54,8 +103,16 @@ func (p *partFilter) Close() error {
 	return p.zw.Close()
 }
 
-// flush writes the part held back, completed.
+// flush writes the part held back, completed, and the end of a
+// worksheet.
 func (p *partFilter) flush() error {
+	if p.ws != nil {
+		err := p.ws.flush()
+		p.ws = nil
+		if err != nil {
+			return err
+		}
+	}
 	if p.held == nil {
 		return nil
 	}
