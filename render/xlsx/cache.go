@@ -26,7 +26,11 @@ type formulaCell struct {
 // written first and the formula after it, and the workbook's zip writer
 // drops t="str" from formula cells (partFilter): every formula this
 // package writes is numeric.
-func (b *book) cacheValues() error {
+//
+// Between the two the cells hold plain numbers, which is when the column
+// widths are measured (fitWidths): excelize formats a number by its
+// cell's number format, as a reader will show it.
+func (b *book) cacheValues(sheets []string) error {
 	vals := make([]float64, len(b.formulas))
 	for i, fc := range b.formulas {
 		vals[i] = math.NaN()
@@ -45,6 +49,9 @@ func (b *book) cacheValues() error {
 		if err := b.f.SetCellFloat(fc.sheet, fc.ref, vals[i], -1, 64); err != nil {
 			return err
 		}
+	}
+	if err := b.fitWidths(sheets); err != nil {
+		return err
 	}
 	for _, fc := range b.formulas {
 		if err := b.f.SetCellFormula(fc.sheet, fc.ref, fc.formula); err != nil {

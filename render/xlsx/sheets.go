@@ -134,9 +134,6 @@ func (b *book) summary() error {
 	if err := b.widths(sheet, ws...); err != nil {
 		return err
 	}
-	if err := b.f.SetRowHeight(sheet, hdr, 45); err != nil {
-		return err
-	}
 	return b.freeze(sheet, 3, hdr+1)
 }
 

@@ -198,6 +198,10 @@ type book struct {
 	// headerRow is each sheet's first table header row, repeated on
 	// every printed page.
 	headerRow map[string]int
+	// colWidth are the widths the sheets' writers set.
+	colWidth map[string]map[int]float64
+	// headerRows are every table header row of each sheet.
+	headerRows map[string][]int
 }
 
 // costRef says which defined names hold a run's unit costs.
@@ -210,7 +214,7 @@ type costRef struct {
 func newBook(rep *analysis.Report, o Options) (*book, error) {
 	f := excelize.NewFile()
 	b := &book{f: f, rep: rep, o: o, styles: map[string]int{}, costNames: map[*analysis.ReportRun]costRef{},
-		headerRow: map[string]int{}, quoteXfs: map[int]bool{}}
+		headerRow: map[string]int{}, headerRows: map[string][]int{}, colWidth: map[string]map[int]float64{}, quoteXfs: map[int]bool{}}
 	return b, nil
 }
 
@@ -281,15 +285,16 @@ func (b *book) build(ctx context.Context) error {
 			return fmt.Errorf("defined name %s: %w", b.names[i].Name, err)
 		}
 	}
-	if err := b.cacheValues(); err != nil {
-		return err
-	}
 	if err := b.aboutSheet(); err != nil {
 		return err
 	}
-	// Again after writing (AutoFilter resets the sheet properties), all
-	// but the streamed sheet, which kept its settings from before.
+	// The sheets written in memory: all but the streamed one, which keeps
+	// its widths and page settings from before its rows.
 	again := slices.DeleteFunc(slices.Clone(sheets), func(s string) bool { return s == SheetRequests })
+	if err := b.cacheValues(again); err != nil {
+		return err
+	}
+	// Again after writing (AutoFilter resets the sheet properties).
 	if err := b.printSetup(again); err != nil {
 		return err
 	}
@@ -479,9 +484,14 @@ func displayScale(unit string, typical float64) (float64, string) {
 	return 1, unit
 }
 
-// widths sets column widths from 1.
+// widths sets column widths from 1. They are where wrapped text wraps;
+// fitWidths narrows or widens each column to its cells.
 func (b *book) widths(sheet string, ws ...float64) error {
+	if b.colWidth[sheet] == nil {
+		b.colWidth[sheet] = map[int]float64{}
+	}
 	for i, w := range ws {
+		b.colWidth[sheet][i+1] = w
 		c, _ := excelize.ColumnNumberToName(i + 1)
 		if err := b.f.SetColWidth(sheet, c, c, w); err != nil {
 			return err
@@ -509,6 +519,7 @@ func (b *book) header(sheet, title string, row int, cols []string) error {
 	if _, ok := b.headerRow[sheet]; !ok {
 		b.headerRow[sheet] = row
 	}
+	b.headerRows[sheet] = append(b.headerRows[sheet], row)
 	for i, c := range cols {
 		if err := b.setText(sheet, i+1, row, c, "header"); err != nil {
 			return err
