@@ -353,7 +353,12 @@ func orUnknown(s string) string {
 	return s
 }
 
-// charts adds native charts of the Summary's figures.
+// charts adds native charts of the Summary's figures: columns from zero
+// (a 1 % difference must not look like 4x), with the intervals as error
+// bars. excelize v2.11.1 cannot draw error bars (its ChartSeries has no
+// field for them), so the charts' parts get c:errBars as they are zipped
+// (partFilter), over two columns of this sheet per chart: the interval's
+// distance above and below the estimate, live formulas over the Summary.
 func (b *book) charts() error {
 	const sheet = SheetCharts
 	n := len(b.rep.Runs)
@@ -367,40 +372,98 @@ func (b *book) charts() error {
 	type spec struct {
 		title, ytitle string
 		col           int
+		// has says which runs have an interval.
+		has []bool
 	}
 	var specs []spec
-	// Headline columns start at 10, three per headline.
+	// Headline columns start at 10, three per headline: estimate, low,
+	// high.
 	for i, h := range analysis.HeadlineSpecs {
 		if h.Key != "ttft_p99" && h.Key != "tpot_p99" && h.Key != "output_token_throughput" {
 			continue
 		}
 		hdr, _ := b.f.GetCellValue(SheetSummary, cell(10+3*i, 2))
-		specs = append(specs, spec{h.Label + " by run", hdr, 10 + 3*i})
+		sp := spec{title: h.Label + " by run", ytitle: hdr, col: 10 + 3*i}
+		for _, r := range b.rep.Runs {
+			e, _ := r.Headline(h.Key)
+			sp.has = append(sp.has, e.Known && !math.IsNaN(e.Est.Lo) && !math.IsNaN(e.Est.Hi))
+		}
+		specs = append(specs, sp)
 	}
 	if b.rep.Costs != nil && len(b.costNames) > 0 {
 		c := 10 + 3*len(analysis.HeadlineSpecs)
-		specs = append(specs, spec{"Cost per 1M output tokens by run", "cost per 1M output tokens", c})
+		sp := spec{title: "Cost per 1M output tokens by run", ytitle: "cost per 1M output tokens", col: c}
+		for _, r := range b.rep.Runs {
+			ref, ok := b.costNames[r]
+			sp.has = append(sp.has, ok && ref.hasLo)
+		}
+		specs = append(specs, sp)
 	}
+	// The error bars' columns, right of the charts.
+	const barCol = 20
+	if err := b.setText(sheet, barCol, 1, "Error bars of the charts: the interval's distance above (plus) and below (minus) the estimate, from the Summary; 0 where a run has no interval", "note"); err != nil {
+		return err
+	}
+	zero := 0.0
 	for k, s := range specs {
+		plus, minus := barCol+2*k, barCol+2*k+1
+		if err := b.setText(sheet, plus, 2, s.title+": plus", "header"); err != nil {
+			return err
+		}
+		if err := b.setText(sheet, minus, 2, s.title+": minus", "header"); err != nil {
+			return err
+		}
+		for i := range n {
+			row := 3 + i
+			est, lo, hi := abs(SheetSummary, s.col, row), abs(SheetSummary, s.col+1, row), abs(SheetSummary, s.col+2, row)
+			if !s.has[i] {
+				for _, c := range []int{plus, minus} {
+					if err := b.setNum(sheet, c, row, 0, "num:#,##0.######"); err != nil {
+						return err
+					}
+				}
+				continue
+			}
+			if err := b.setFormula(sheet, plus, row, hi+"-"+est, "num:#,##0.######"); err != nil {
+				return err
+			}
+			if err := b.setFormula(sheet, minus, row, est+"-"+lo, "num:#,##0.######"); err != nil {
+				return err
+			}
+		}
 		colName, _ := excelize.ColumnNumberToName(s.col)
-		anchor := cell(1+(k%2)*9, 3+(k/2)*18)
+		values := fmt.Sprintf("%s!$%s$3:$%s$%d", SheetSummary, colName, colName, n+2)
+		b.errBars = append(b.errBars, errBar{values: values,
+			plus:  rangeRef(sheet, plus, 3, n+2),
+			minus: rangeRef(sheet, minus, 3, n+2)})
+		anchor := cell(1+(k%2)*9, 3+(k/2)*20)
+		title := s.title + " (input order, not ranked; bars: interval)"
 		err := b.f.AddChart(sheet, anchor, &excelize.Chart{
 			Type: excelize.Col,
 			Series: []excelize.ChartSeries{{
 				Name:       fmt.Sprintf("%s!$%s$2", SheetSummary, colName),
 				Categories: cats,
-				Values:     fmt.Sprintf("%s!$%s$3:$%s$%d", SheetSummary, colName, colName, n+2),
+				Values:     values,
 			}},
-			Title:  excelize.ChartTitle{Paragraph: []excelize.RichTextRun{{Text: s.title + " (input order, not ranked)"}}},
-			YAxis:  excelize.ChartAxis{MajorGridLines: true, Title: excelize.ChartTitle{Paragraph: []excelize.RichTextRun{{Text: s.ytitle}}}},
-			Legend: excelize.ChartLegend{Position: "none"},
-			Format: excelize.GraphicOptions{AltText: s.title},
+			Title: excelize.ChartTitle{Paragraph: []excelize.RichTextRun{{Text: title, Font: &excelize.Font{Bold: true, Size: 11}}}},
+			XAxis: excelize.ChartAxis{Title: excelize.ChartTitle{Paragraph: []excelize.RichTextRun{{Text: "run", Font: &excelize.Font{Size: 10}}}}},
+			YAxis: excelize.ChartAxis{MajorGridLines: true, Minimum: &zero,
+				Title: excelize.ChartTitle{Paragraph: []excelize.RichTextRun{{Text: s.ytitle, Font: &excelize.Font{Size: 10}}}}},
+			Legend:    excelize.ChartLegend{Position: "none"},
+			Format:    excelize.GraphicOptions{AltText: title},
+			Dimension: excelize.ChartDimension{Width: 560, Height: 380},
 		})
 		if err != nil {
 			return fmt.Errorf("chart %s: %w", s.title, err)
 		}
 	}
 	return nil
+}
+
+// rangeRef is Sheet!$A$from:$A$to.
+func rangeRef(sheet string, col, from, to int) string {
+	c, _ := excelize.ColumnNumberToName(col)
+	return fmt.Sprintf("%s!$%s$%d:$%s$%d", sheet, c, from, c, to)
 }
 
 // plots embeds the figures as pictures, one under the other.

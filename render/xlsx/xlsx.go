@@ -21,7 +21,8 @@
 //     OTHER_LISTED_COST, and the unit costs), next to the figures verdict
 //     computed, so that a reviewer can change a rate and see every total
 //     move. The workbook asks for a full recalculation on load.
-//   - Charts: native Excel charts of the Summary.
+//   - Charts: native Excel charts of the Summary, value axes from zero,
+//     the intervals as error bars.
 //   - Plots: the report's figures as pictures.
 //   - Trend (verdict report --trend): the series of a dataset's history
 //     with their change points, figures and runs (trend.go).
@@ -191,6 +192,8 @@ type book struct {
 	costNames map[*analysis.ReportRun]costRef
 	names     []excelize.DefinedName
 	about     []string
+	// errBars are the charts' error bars, added as the charts are zipped.
+	errBars []errBar
 	// formulas are the formula cells written, for their cached values.
 	formulas []formulaCell
 	// quoteXfs are the style IDs that get quotePrefix.

@@ -176,7 +176,7 @@ func summaryCostCell(t *testing.T, f *excelize.File, row int) string {
 
 // formulaOK matches the formulas this package may write: names,
 // references, numbers, arithmetic and a few functions, never a string.
-var formulaOK = regexp.MustCompile(`^([A-Z][A-Z0-9_]*|\$?[A-Z]{1,3}\$?[0-9]+|[0-9.]+|[-+*/(),:]|SUM\(|MAX\(|CEILING\(|FLOOR\(|ROUND\()+$`)
+var formulaOK = regexp.MustCompile(`^([A-Z][A-Z0-9_]*|(Summary!)?\$?[A-Z]{1,3}\$?[0-9]+|[0-9.]+|[-+*/(),:]|SUM\(|MAX\(|CEILING\(|FLOOR\(|ROUND\()+$`)
 
 // TestNoFormulaInjection: a hostile model name and label end up as text
 // as given (no apostrophe) with the quotePrefix style, never as a formula; every formula in the

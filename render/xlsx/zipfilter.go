@@ -38,7 +38,7 @@ func (p *partFilter) Create(name string) (io.Writer, error) {
 	if err := p.flush(); err != nil {
 		return nil, err
 	}
-	if name == "xl/styles.xml" && len(p.b.quoteXfs) > 0 {
+	if name == "xl/styles.xml" && len(p.b.quoteXfs) > 0 || strings.HasPrefix(name, "xl/charts/chart") && len(p.b.errBars) > 0 {
 		p.held, p.heldName = &bytes.Buffer{}, name
 		return p.held, nil
 	}
@@ -116,7 +116,12 @@ func (p *partFilter) flush() error {
 	if p.held == nil {
 		return nil
 	}
-	data, err := addQuotePrefix(p.held.Bytes(), p.b.quoteXfs)
+	data, err := p.held.Bytes(), error(nil)
+	if p.heldName == "xl/styles.xml" {
+		data, err = addQuotePrefix(data, p.b.quoteXfs)
+	} else {
+		data = addErrBars(data, p.b.errBars)
+	}
 	p.held = nil
 	if err != nil {
 		return err
@@ -161,4 +166,33 @@ func addQuotePrefix(styles []byte, ids map[int]bool) ([]byte, error) {
 		return nil, fmt.Errorf("xlsx: %d cell formats, quotePrefix for %d of %d", n, done, len(ids))
 	}
 	return out.Bytes(), nil
+}
+
+// An errBar is a chart series' error bars: the series is the one whose
+// values are values; plus and minus are the ranges of its interval's
+// distances above and below each value.
+type errBar struct {
+	values, plus, minus string
+}
+
+// addErrBars adds custom error bars (c:errBars, ECMA-376 Part 1
+// §21.2.2.55; in a bar series before c:cat, §21.2.2.170) to the series
+// of a chart part that have them.
+func addErrBars(chart []byte, bars []errBar) []byte {
+	for _, e := range bars {
+		val := []byte("<val><numRef><f>" + e.values + "</f>")
+		i := bytes.Index(chart, val)
+		if i < 0 {
+			continue
+		}
+		j := bytes.LastIndex(chart[:i], []byte("<cat>"))
+		if j < 0 || bytes.LastIndex(chart[:i], []byte("<ser>")) > j {
+			continue
+		}
+		xml := `<errBars><errBarType val="both"/><errValType val="cust"/><noEndCap val="0"/>` +
+			`<plus><numRef><f>` + e.plus + `</f></numRef></plus><minus><numRef><f>` + e.minus + `</f></numRef></minus>` +
+			`<spPr><a:ln w="12700"><a:solidFill><a:srgbClr val="000000"/></a:solidFill></a:ln></spPr></errBars>`
+		chart = append(chart[:j:j], append([]byte(xml), chart[j:]...)...)
+	}
+	return chart
 }
