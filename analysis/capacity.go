@@ -116,6 +116,10 @@ type CapacityPoint struct {
 	// OutputTokensPerSecond is the mean over the runs of their output
 	// token throughput; PerGPU divides by the GPU count.
 	OutputTokensPerSecond, PerGPU float64
+	// RequestsPerSecond is the mean over the runs of their achieved
+	// request throughput (what the server completed, against the offered
+	// Load), NaN when no run gives one.
+	RequestsPerSecond float64
 	// Latency holds the p50 and p99 (mean over the runs) of TTFT, TPOT and
 	// E2E, for the latency-throughput curves.
 	Latency map[schemas.MetricID][2]float64
@@ -448,7 +452,7 @@ func gpuCount(runs []*capRun, idx []int) int {
 func capacityPoint(p SweepPoint, pc stats.PointCheck, runs []*capRun, rep *validate.Report, gpus int) CapacityPoint {
 	cp := CapacityPoint{Load: p.Load, Pass: pc.Pass, Latency: map[schemas.MetricID][2]float64{}, JoulesPerToken: math.NaN()}
 	worst := ""
-	var tput, jpt []float64
+	var tput, jpt, rps []float64
 	lat := map[schemas.MetricID][][2]float64{}
 	var tpotMed []float64
 	for _, i := range p.Runs {
@@ -467,6 +471,9 @@ func capacityPoint(p SweepPoint, pc stats.PointCheck, runs []*capRun, rep *valid
 		}
 		if v, ok := runThroughput(r); ok {
 			tput = append(tput, v)
+		}
+		if v, ok := runRequestThroughput(r); ok {
+			rps = append(rps, v)
 		}
 		for _, id := range []schemas.MetricID{schemas.TTFT, schemas.TPOT, schemas.E2E} {
 			if q, ok := runQuantiles(r, id); ok {
@@ -491,6 +498,7 @@ func capacityPoint(p SweepPoint, pc stats.PointCheck, runs []*capRun, rep *valid
 		cp.Stats = append(cp.Stats, fromSeries(StatValue, 0, s))
 	}
 	cp.OutputTokensPerSecond = meanOr(tput)
+	cp.RequestsPerSecond = meanOr(rps)
 	cp.PerGPU = math.NaN()
 	if gpus > 0 {
 		cp.PerGPU = cp.OutputTokensPerSecond / float64(gpus)

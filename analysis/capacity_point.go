@@ -53,6 +53,22 @@ func runThroughput(r *capRun) (float64, bool) {
 	return 0, false
 }
 
+// runRequestThroughput is a run's achieved requests per second: the
+// tool's request_throughput, else the successful requests over the run's
+// duration (the window the tool's throughputs divide by).
+func runRequestThroughput(r *capRun) (float64, bool) {
+	for _, m := range r.data.Metrics {
+		if m.MetricID == schemas.RequestThroughput && m.Stat == schemas.StatValue && m.Value.OK {
+			return m.Value.V, true
+		}
+	}
+	run := r.data.Run
+	if run.Completed.OK && run.DurationS.OK && run.DurationS.V > 0 {
+		return float64(run.Completed.V) / run.DurationS.V, true
+	}
+	return 0, false
+}
+
 // runOutputTokens sums the output tokens of the successful requests, else
 // takes the tool's sum.
 func runOutputTokens(r *capRun) (float64, bool) {

@@ -84,6 +84,7 @@ func capacityBundles(t testing.TB, dir string) []string {
 type vllmFile struct {
 	RequestRate      float64   `json:"request_rate"`
 	OutputThroughput float64   `json:"output_throughput"`
+	RequestsPerSec   float64   `json:"request_throughput"`
 	P99TTFT          float64   `json:"p99_ttft_ms"`
 	TTFTs            []float64 `json:"ttfts"`
 }
@@ -150,6 +151,10 @@ func TestCapacityHandMadeSweep(t *testing.T) {
 		}
 		if got := len(cc.Points); got != 5 {
 			t.Errorf("%s: %d load points", c.name, got)
+		}
+		// The achieved requests/s of a point is the file's own.
+		if p := cc.Points[0]; math.Abs(p.RequestsPerSecond-readVLLM(t, capacityDemo+strings.Split(c.a, "/")[0]+"/rate04.json").RequestsPerSec) > 1e-9 {
+			t.Errorf("%s: achieved %v requests/s at load %v", c.name, p.RequestsPerSecond, p.Load)
 		}
 	}
 	h := res.Configs[0]

@@ -162,14 +162,14 @@ func configNotes(cc *analysis.ConfigCapacity) []string {
 func sweepTable(cc *analysis.ConfigCapacity) *Table {
 	cols := []string{"load", "runs", "verdict"}
 	cols = append(cols, cc.Limits...)
-	cols = append(cols, "meets", "output tokens/s", "per GPU", "tokens/s per user", "J/token")
+	cols = append(cols, "meets", "requests/s achieved", "output tokens/s", "per GPU", "tokens/s per user", "J/token")
 	t := &Table{Title: fmt.Sprintf("Sweep of %s (%s)", cc.Name, axisWords(cc.Sweep.Axis)), Columns: cols}
 	for _, p := range cc.Points {
 		row := []Cell{N(Quantity(p.Load, loadUnit(cc.Sweep.Axis)), p.Load), N(strconv.Itoa(len(p.Runs)), len(p.Runs)), T(orDash(p.Verdict))}
 		for j, e := range p.Stats {
 			row = append(row, EstimateCell(e, cc.LimitUnits[j]))
 		}
-		row = append(row, T(yesNo(p.Pass)), numCell(p.OutputTokensPerSecond), numCell(p.PerGPU), numCell(p.Interactivity), numCell(p.JoulesPerToken))
+		row = append(row, T(yesNo(p.Pass)), numCell(p.RequestsPerSecond), numCell(p.OutputTokensPerSecond), numCell(p.PerGPU), numCell(p.Interactivity), numCell(p.JoulesPerToken))
 		t.AddRow(row...)
 		for _, f := range p.Findings {
 			if strings.Contains(f, "V021") || strings.Contains(f, "V022") {

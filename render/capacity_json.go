@@ -100,6 +100,7 @@ type capacityPointDoc struct {
 	Findings       []string              `json:"findings"`
 	Stats          []analysis.Estimate   `json:"stats"`
 	Meets          bool                  `json:"meets"`
+	RequestsPS     jsonFloat             `json:"requests_per_second"`
 	OutputTokensPS jsonFloat             `json:"output_tokens_per_second"`
 	PerGPU         jsonFloat             `json:"output_tokens_per_second_per_gpu"`
 	Latency        map[string]latencyDoc `json:"latency"`
@@ -218,7 +219,7 @@ func configDoc(cc *analysis.ConfigCapacity) configCapacityDoc {
 	}
 	for _, p := range cc.Points {
 		pd := capacityPointDoc{Load: p.Load, Runs: nonNil(p.Runs), Verdict: p.Verdict, Findings: nonNil(p.Findings), Stats: nonNil(p.Stats),
-			Meets: p.Pass, OutputTokensPS: jsonFloat(p.OutputTokensPerSecond), PerGPU: jsonFloat(p.PerGPU),
+			Meets: p.Pass, RequestsPS: jsonFloat(p.RequestsPerSecond), OutputTokensPS: jsonFloat(p.OutputTokensPerSecond), PerGPU: jsonFloat(p.PerGPU),
 			Latency: map[string]latencyDoc{}, Interactivity: jsonFloat(p.Interactivity), JoulesPerToken: jsonFloat(p.JoulesPerToken),
 			Notes: nonNil(p.Notes), Repeats: []repeatDoc{}}
 		for _, rv := range p.Repeats {

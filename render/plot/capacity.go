@@ -303,34 +303,54 @@ func limitBound(res *analysis.CapacityResult, j int) float64 {
 // output token throughput, one line per configuration through its load
 // points.
 func capacityLatency(res *analysis.CapacityResult, add adder, skipped *[]string) error {
-	var panels []*plot.Plot
-	for _, id := range []schemas.MetricID{schemas.TTFT, schemas.TPOT, schemas.E2E} {
-		typical := 0.0
-		for _, cc := range res.Configs {
-			for _, p := range cc.Points {
-				typical = math.Max(typical, finiteOr(p.Latency[id][1], 0))
+	// One row of panels per throughput axis: output tokens/s, achieved
+	// requests/s, and output tokens/s per GPU where the inventory gives a
+	// GPU count.
+	axes := []struct {
+		name, label string
+		x           func(p analysis.CapacityPoint) float64
+	}{
+		{"output token throughput", "output token throughput (tokens/s)", func(p analysis.CapacityPoint) float64 { return p.OutputTokensPerSecond }},
+		{"request throughput", "achieved request throughput (requests/s)", func(p analysis.CapacityPoint) float64 { return p.RequestsPerSecond }},
+		{"output tokens/s per GPU", "output token throughput per GPU (tokens/s per GPU)", func(p analysis.CapacityPoint) float64 { return p.PerGPU }},
+	}
+	var rows [][]*plot.Plot
+	width := 0
+	for _, ax := range axes {
+		var panels []*plot.Plot
+		for _, id := range []schemas.MetricID{schemas.TTFT, schemas.TPOT, schemas.E2E} {
+			typical := 0.0
+			for _, cc := range res.Configs {
+				for _, p := range cc.Points {
+					typical = math.Max(typical, finiteOr(p.Latency[id][1], 0))
+				}
+			}
+			scale, ulabel := Scale(schemas.UnitSeconds, typical)
+			lines := capacityLatencyLines(res, id, scale, ax.x)
+			p, err := Sweep(metricText[id].short+" vs "+ax.name, ax.label, fmt.Sprintf("%s (%s)", metricText[id].short, ulabel), lines)
+			if err := collect(&panels, skipped, "latency vs "+ax.name+": no load point has "+string(id)+" and a "+ax.name, p, err); err != nil {
+				return err
 			}
 		}
-		scale, ulabel := Scale(schemas.UnitSeconds, typical)
-		lines := capacityLatencyLines(res, id, scale)
-		p, err := Sweep(metricText[id].short+" vs output token throughput", "output token throughput (tokens/s)", fmt.Sprintf("%s (%s)", metricText[id].short, ulabel), lines)
-		if err := collect(&panels, skipped, "latency vs throughput: no load point has "+string(id)+" and a throughput", p, err); err != nil {
-			return err
+		if len(panels) > 0 {
+			rows = append(rows, panels)
+			width = max(width, len(panels))
 		}
 	}
-	if len(panels) == 0 {
+	if len(rows) == 0 {
 		return nil
 	}
-	caption := "p99 (solid) and p50 (dashed) of TTFT, TPOT and E2E latency at every load point against its output token throughput (mean over a point's runs), one line per configuration."
-	return add("capacity-latency-vs-throughput", "Latency vs throughput across the sweeps", caption, vg.Length(len(panels))*panelWidth, figureHeight, [][]*plot.Plot{panels})
+	caption := "p99 (solid) and p50 (dashed) of TTFT, TPOT and E2E latency at every load point against its throughput (mean over a point's runs), one line per configuration: by row, output tokens/s, achieved requests/s, and output tokens/s per GPU (where the inventory gives a GPU count)."
+	return add("capacity-latency-vs-throughput", "Latency vs throughput across the sweeps", caption, vg.Length(width)*panelWidth, vg.Length(len(rows))*figureHeight, rows)
 }
 
 // capacityLatencyLines are the p50 and p99 lines of metric id (scaled by
-// scale) per configuration, through its load points in load order (the
-// capacity view's points are in load order, one per load with its runs
-// averaged): past saturation the throughput falls while the latency
-// grows, and a line in throughput order would hide that turn.
-func capacityLatencyLines(res *analysis.CapacityResult, id schemas.MetricID, scale float64) []SweepLine {
+// scale) against the throughput x per configuration, through its load
+// points in load order (the capacity view's points are in load order, one
+// per load with its runs averaged): past saturation the throughput falls
+// while the latency grows, and a line in throughput order would hide that
+// turn. Points without a finite x are left out.
+func capacityLatencyLines(res *analysis.CapacityResult, id schemas.MetricID, scale float64, x func(analysis.CapacityPoint) float64) []SweepLine {
 	var lines []SweepLine
 	for i, cc := range res.Configs {
 		pts := slices.Clone(cc.Points)
@@ -339,10 +359,10 @@ func capacityLatencyLines(res *analysis.CapacityResult, id schemas.MetricID, sca
 			ln := SweepLine{Name: cc.Name + " " + pct, Dashed: pct == "p50", Color: i}
 			for _, p := range pts {
 				q, ok := p.Latency[id]
-				if !ok {
+				if xv := x(p); !ok || math.IsNaN(xv) || math.IsInf(xv, 0) {
 					continue
 				}
-				ln.Points = append(ln.Points, SweepPoint{X: p.OutputTokensPerSecond, XLo: math.NaN(), XHi: math.NaN(), Y: q[k] * scale, YLo: math.NaN(), YHi: math.NaN()})
+				ln.Points = append(ln.Points, SweepPoint{X: x(p), XLo: math.NaN(), XHi: math.NaN(), Y: q[k] * scale, YLo: math.NaN(), YHi: math.NaN()})
 			}
 			lines = append(lines, ln)
 		}

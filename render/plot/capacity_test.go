@@ -51,7 +51,7 @@ func TestCapacityFigures(t *testing.T) {
 	}
 	want := map[string][]string{
 		"capacity":                       {"ttft:p99&lt;=500ms", "tpot:p99&lt;=80ms", "h100.bundle capacity", "limit", "offered request rate"},
-		"capacity-latency-vs-throughput": {"TTFT vs output token throughput", "l40s.bundle p99"},
+		"capacity-latency-vs-throughput": {"TTFT vs output token throughput", "l40s.bundle p99", "E2E latency vs request throughput", "achieved request throughput (requests/s)", "TPOT vs output tokens/s per GPU"},
 		"pareto-frontier":                {"output tokens/s per GPU", "1/median TPOT"},
 	}
 	for _, f := range figs {
@@ -64,9 +64,11 @@ func TestCapacityFigures(t *testing.T) {
 			t.Errorf("%s: no PNG or caption", f.Name)
 		}
 	}
-	// Without configurations every figure is skipped with its reason.
+	// Without configurations every figure is skipped with its reason: the
+	// curves, each of the 9 latency panels (3 latencies x 3 throughputs),
+	// the frontier.
 	figs, skipped, err = plot.Capacity(&analysis.CapacityResult{}, plot.Options{})
-	if err != nil || len(figs) != 0 || len(skipped) != 5 {
+	if err != nil || len(figs) != 0 || len(skipped) != 11 {
 		t.Errorf("empty: %d figures, %v, %v", len(figs), skipped, err)
 	}
 }

@@ -93,7 +93,7 @@ func TestCapacityLatencyLines(t *testing.T) {
 	}
 	res := &analysis.CapacityResult{Configs: []*analysis.ConfigCapacity{{Name: "a",
 		Points: []analysis.CapacityPoint{pt(8, 300, 2), pt(2, 200, 0.1), pt(4, 400, 0.2)}}}}
-	lines := capacityLatencyLines(res, schemas.TTFT, 1)
+	lines := capacityLatencyLines(res, schemas.TTFT, 1, func(p analysis.CapacityPoint) float64 { return p.OutputTokensPerSecond })
 	if len(lines) != 2 || lines[1].Name != "a p99" {
 		t.Fatalf("lines %+v", lines)
 	}
@@ -103,5 +103,17 @@ func TestCapacityLatencyLines(t *testing.T) {
 	}
 	if len(xs) != 3 || xs[0] != 200 || xs[1] != 400 || xs[2] != 300 {
 		t.Errorf("throughputs in line order %v, want load order 200 400 300", xs)
+	}
+	// Against requests/s, and per GPU where it is known: a point without
+	// the axis's value is left out of the line.
+	res.Configs[0].Points[0].RequestsPerSecond, res.Configs[0].Points[1].RequestsPerSecond = 7.5, 2
+	res.Configs[0].Points[2].RequestsPerSecond = math.NaN()
+	lines = capacityLatencyLines(res, schemas.TTFT, 1, func(p analysis.CapacityPoint) float64 { return p.RequestsPerSecond })
+	xs = xs[:0]
+	for _, p := range lines[1].Points {
+		xs = append(xs, p.X)
+	}
+	if len(xs) != 2 || xs[0] != 2 || xs[1] != 7.5 || lines[1].Points[1].Y != 2 {
+		t.Errorf("requests/s in line order %v, want 2 7.5", xs)
 	}
 }
