@@ -116,6 +116,14 @@ func editDemo(t *testing.T, dir string) (*analysis.Report, edited) {
 		"COST_PER_REQUEST_2": total / reqs, "COST_PER_1M_OUTPUT_TOKENS_2": total * 1e6 / outTok,
 		"COST_PER_1M_OUTPUT_TOKENS_LO_2": total / rs * 1e6 / tp.Hi, "COST_PER_1M_OUTPUT_TOKENS_HI_2": total / rs * 1e6 / tp.Lo,
 	}}
+	// The steady state follows the rates, not the run time: 2 x 1.19 USD
+	// per GPU-hour for 1 GPU plus 0.10 USD per GB-month of 200 GB (730 h a
+	// month) per hour, over the measured output token throughput.
+	steady := 2*1.19 + 0.10*200/730
+	e.want["STEADY_RATE_PER_HOUR_2"] = steady
+	e.want["STEADY_COST_PER_1M_OUTPUT_TOKENS_2"] = steady / 3600 * 1e6 / tp.Point
+	e.want["STEADY_COST_PER_1M_OUTPUT_TOKENS_LO_2"] = steady / 3600 * 1e6 / tp.Hi
+	e.want["STEADY_COST_PER_1M_OUTPUT_TOKENS_HI_2"] = steady / 3600 * 1e6 / tp.Lo
 	e.lo, e.hi = e.want["COST_PER_1M_OUTPUT_TOKENS_LO_2"], e.want["COST_PER_1M_OUTPUT_TOKENS_HI_2"]
 	if p := e.want["COST_PER_1M_OUTPUT_TOKENS_2"]; p < e.lo || p > e.hi {
 		t.Fatalf("by hand the cost per 1M output tokens %v lies outside [%v, %v]", p, e.lo, e.hi)

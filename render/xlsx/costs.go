@@ -160,7 +160,13 @@ func (b *book) quoteBlock(sheet string, row int, r *analysis.ReportRun, s string
 		row++
 	}
 	first := row
+	// The steady rate per hour: GPU_RATE x GPU_COUNT per hour, plus each
+	// run-time item's rate x multiplier per hour (costing.SteadyRate).
+	steadyTerms := []string{fmt.Sprintf("GPU_RATE%s*GPU_COUNT%s*3600/RATE_UNIT_SECONDS%s", s, s, s)}
 	for _, o := range q.Other {
+		if o.Basis == "run-time" && !o.RateUnitSeconds.IsZero() {
+			steadyTerms = append(steadyTerms, fmt.Sprintf("%s*%s*3600/%s", cell(cRate, row), o.Multiplier, o.RateUnitSeconds))
+		}
 		if err := b.setText(sheet, cName, row, o.Name+" ("+o.Kind+", "+o.Basis+")", ""); err != nil {
 			return row, err
 		}
@@ -213,6 +219,13 @@ func (b *book) quoteBlock(sheet string, row int, r *analysis.ReportRun, s string
 	var err error
 	row, hasLo, err := b.unitLines(sheet, row, r, s, "", c.QuoteUnits, runSec, true)
 	if err != nil {
+		return row, err
+	}
+	rate := strings.Join(steadyTerms, "+")
+	if c.SteadyRate == nil || c.SteadyRate.Source != "quote" || c.SteadyRate.Currency != cur {
+		rate = "" // a bill's rate, or one converted to another currency: a number
+	}
+	if row, err = b.steadyLines(sheet, row, r, s, rate); err != nil {
 		return row, err
 	}
 	b.costNames[r] = costRef{prefix: "", suffix: s, hasLo: hasLo}
@@ -379,6 +392,60 @@ func (b *book) unitLines(sheet string, row int, r *analysis.ReportRun, s, prefix
 }
 
 func runSecondsName(prefix, s string) string { return prefix + "RUN_SECONDS" + s }
+
+// steadyLines writes the steady-state cost per 1M output tokens beside
+// the billed cost of the test run (analysis.RunCosting.Steady): the rate
+// per hour over the measured output token throughput, with the
+// throughput's interval. rate is the rate's formula over the quote's
+// inputs (so GPU_RATE edits reach it); empty writes the rate as a number.
+// The block is left out when the run has no steady rate or throughput.
+func (b *book) steadyLines(sheet string, row int, r *analysis.ReportRun, s, rate string) (int, error) {
+	c := r.Cost
+	tp := c.Throughput.OutputTokensPerSecond
+	var u *costing.UnitCost
+	for i := range c.Steady {
+		if c.Steady[i].Metric == costing.SteadyCostPer1MOutputTokens && !math.IsNaN(c.Steady[i].Value) {
+			u = &c.Steady[i]
+		}
+	}
+	if c.SteadyRate == nil || u == nil || tp == nil {
+		return row, nil
+	}
+	cur := c.SteadyRate.Currency
+	money := "num:" + numFmt(cur)
+	sr := line{name: "STEADY_RATE_PER_HOUR" + s, value: c.SteadyRate.PerHour, unit: cur + " per hour of run time",
+		formulaText: "input (" + c.SteadyRate.Source + ": " + c.SteadyRate.Formula + ")", verdict: c.SteadyRate.PerHour, style: "input:" + numFmt(cur)}
+	if rate != "" {
+		sr.formula, sr.style, sr.formulaText = rate, money, c.SteadyRate.Formula
+	}
+	if len(c.SteadyRate.Left) > 0 {
+		sr.notes = "left out (they do not grow with run time): " + strings.Join(c.SteadyRate.Left, ", ")
+	}
+	ivText := fmt.Sprintf("%g %% interval of output token throughput", 100*tp.Level)
+	lines := []line{sr,
+		{name: "STEADY_OUTPUT_TPS" + s, value: tp.Point, unit: "tokens/s", formulaText: "input: measured output token throughput", verdict: tp.Point, style: "input:#,##0.000"},
+		{name: "STEADY_COST_PER_1M_OUTPUT_TOKENS" + s, formula: fmt.Sprintf("STEADY_RATE_PER_HOUR%s/3600*1000000/STEADY_OUTPUT_TPS%s", s, s),
+			unit: cur + " per 1M output tokens", formulaText: "steady state: STEADY_RATE_PER_HOUR / 3600 * 1000000 / STEADY_OUTPUT_TPS (not the billed cost of this test run)",
+			verdict: u.Value, style: "total:" + numFmt(cur), comment: "steady-state cost per 1M output tokens of " + r.Name},
+	}
+	if tp.Lo > 0 && tp.Hi > 0 {
+		lines = append(lines,
+			line{name: "STEADY_OUTPUT_TPS_LO" + s, value: tp.Lo, unit: "tokens/s", formulaText: "input: " + ivText + ", low", verdict: tp.Lo, style: "input:#,##0.000"},
+			line{name: "STEADY_OUTPUT_TPS_HI" + s, value: tp.Hi, unit: "tokens/s", formulaText: "input: " + ivText + ", high", verdict: tp.Hi, style: "input:#,##0.000"},
+			line{name: "STEADY_COST_PER_1M_OUTPUT_TOKENS_LO" + s, formula: fmt.Sprintf("STEADY_RATE_PER_HOUR%s/3600*1000000/STEADY_OUTPUT_TPS_HI%s", s, s),
+				unit: cur + " per 1M output tokens", formulaText: "STEADY_RATE_PER_HOUR / 3600 * 1000000 / STEADY_OUTPUT_TPS_HI", verdict: u.Lo, style: money},
+			line{name: "STEADY_COST_PER_1M_OUTPUT_TOKENS_HI" + s, formula: fmt.Sprintf("STEADY_RATE_PER_HOUR%s/3600*1000000/STEADY_OUTPUT_TPS_LO%s", s, s),
+				unit: cur + " per 1M output tokens", formulaText: "STEADY_RATE_PER_HOUR / 3600 * 1000000 / STEADY_OUTPUT_TPS_LO", verdict: u.Hi, style: money})
+	}
+	for _, ln := range lines {
+		if err := b.writeLine(sheet, row, ln); err != nil {
+			return row, err
+		}
+		row++
+	}
+	b.steadyNames[r] = len(lines) > 3
+	return row, nil
+}
 
 // billBlock writes a run's bill allocations with live shares, the bill
 // total and its unit costs.

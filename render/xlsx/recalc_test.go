@@ -57,6 +57,10 @@ func TestLibreOfficeRecalc(t *testing.T) {
 	if p < lo || p > hi {
 		t.Errorf("Summary: cost per 1M output tokens %v outside its interval [%v, %v]", p, lo, hi)
 	}
+	steady := num("summary steady", b[col["steady-state cost per 1M output tokens"]])
+	if want := e.want["STEADY_COST_PER_1M_OUTPUT_TOKENS_2"]; math.Abs(steady-want) > 1e-9 {
+		t.Errorf("Summary: steady-state cost %v, by hand %v", steady, want)
+	}
 	if total := num("summary total", b[col["total cost"]]); math.Abs(total-e.want["TOTAL_COST_2"]) > 1e-9 {
 		t.Errorf("Summary total %v, by hand %v", total, e.want["TOTAL_COST_2"])
 	}

@@ -41,7 +41,8 @@ func (b *book) summary() error {
 	if rep.Costs != nil {
 		costCol = len(cols) + 1
 		cols = append(cols, "cost per 1M output tokens", "cost per 1M output tokens low", "cost per 1M output tokens high",
-			"cost per successful request", "total cost", "cost source")
+			"cost per successful request", "total cost", "cost source",
+			"steady-state cost per 1M output tokens", "steady-state cost per 1M output tokens low", "steady-state cost per 1M output tokens high")
 	}
 	verdictCol := len(cols) + 1
 	cols = append(cols, "validation", "status")
@@ -112,6 +113,9 @@ func (b *book) summary() error {
 	notes = append(notes,
 		"Numbers are numeric cells: durations in the unit of their column heading, intervals as separate low and high columns (empty where none could be computed).",
 		"Cost cells are formulas over the Costs sheet: change a rate there and they follow.")
+	if rep.Costs != nil {
+		notes = append(notes, "Cost per 1M output tokens is the billed cost of this test run (its total cost, with the billing minimums and rounding of a short run, over its tokens); the steady-state cost is the rate per hour of running over the measured output token throughput, with the throughput's interval: what the same load costs when it runs for hours.")
+	}
 	if rep.Validation == nil {
 		notes = append(notes, rep.ValidationText()+".")
 	}
@@ -128,7 +132,7 @@ func (b *book) summary() error {
 		ws = append(ws, 13, 9, 9)
 	}
 	if costCol > 0 {
-		ws = append(ws, 14, 10, 10, 14, 12, 10)
+		ws = append(ws, 14, 10, 10, 14, 12, 10, 14, 10, 10)
 	}
 	ws = append(ws, 14, 50)
 	if err := b.widths(sheet, ws...); err != nil {
@@ -171,7 +175,24 @@ func (b *book) summaryCost(sheet string, col, row int, r *analysis.ReportRun) er
 	if err := b.setFormula(sheet, col+4, row, p+"TOTAL_COST"+s, st); err != nil {
 		return err
 	}
-	return b.setText(sheet, col+5, row, r.Cost.UnitsSource, "")
+	if err := b.setText(sheet, col+5, row, r.Cost.UnitsSource, ""); err != nil {
+		return err
+	}
+	withLo, ok := b.steadyNames[r]
+	if !ok {
+		return nil
+	}
+	sst := "num:" + numFmt(r.Cost.SteadyRate.Currency)
+	names := []string{"STEADY_COST_PER_1M_OUTPUT_TOKENS"}
+	if withLo {
+		names = append(names, "STEADY_COST_PER_1M_OUTPUT_TOKENS_LO", "STEADY_COST_PER_1M_OUTPUT_TOKENS_HI")
+	}
+	for i, n := range names {
+		if err := b.setFormula(sheet, col+6+i, row, n+s, sst); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // runs writes the inventory side by side.

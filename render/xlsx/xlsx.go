@@ -190,6 +190,9 @@ type book struct {
 	// costNames maps a run to its defined-name suffix and cost source,
 	// filled by the Costs sheet and read by the Summary.
 	costNames map[*analysis.ReportRun]costRef
+	// steadyNames holds the runs with a steady-state cost block (true:
+	// with its interval); see steadyLines.
+	steadyNames map[*analysis.ReportRun]bool
 	names     []excelize.DefinedName
 	about     []string
 	// errBars are the charts' error bars, added as the charts are zipped.
@@ -216,7 +219,7 @@ type costRef struct {
 
 func newBook(rep *analysis.Report, o Options) (*book, error) {
 	f := excelize.NewFile()
-	b := &book{f: f, rep: rep, o: o, styles: map[string]int{}, costNames: map[*analysis.ReportRun]costRef{},
+	b := &book{f: f, rep: rep, o: o, styles: map[string]int{}, costNames: map[*analysis.ReportRun]costRef{}, steadyNames: map[*analysis.ReportRun]bool{},
 		headerRow: map[string]int{}, headerRows: map[string][]int{}, colWidth: map[string]map[int]float64{}, quoteXfs: map[int]bool{}}
 	return b, nil
 }
