@@ -193,8 +193,8 @@ type book struct {
 	// steadyNames holds the runs with a steady-state cost block (true:
 	// with its interval); see steadyLines.
 	steadyNames map[*analysis.ReportRun]bool
-	names     []excelize.DefinedName
-	about     []string
+	names       []excelize.DefinedName
+	about       []string
 	// errBars are the charts' error bars, added as the charts are zipped.
 	errBars []errBar
 	// formulas are the formula cells written, for their cached values.
