@@ -41,47 +41,24 @@ func (f *fastReader) read(b []byte, rec *record, gaps []float64) bool {
 	f.c.Reset(b)
 	f.rec, f.gaps, f.lay = rec, gaps, layout{}
 	c := &f.c
-	if !c.Begin('{') {
-		return false
-	}
-	for first := true; ; first = false {
-		key, done, ok := c.Member(first)
-		if !ok {
-			return false
-		}
-		if done {
-			return c.End()
-		}
+	return c.Object(func(key []byte) bool {
 		switch string(key) {
 		case "metadata":
-			ok = f.metadata()
+			return f.metadata()
 		case "metrics":
-			ok = f.metrics()
+			return f.metrics()
 		case "error":
-			_, k, lok := c.Literal()
-			ok = lok && k == jsonscan.Null
-		default:
-			ok = c.Skip()
+			_, k, ok := c.Literal()
+			return ok && k == jsonscan.Null
 		}
-		if !ok {
-			return false
-		}
-	}
+		return c.Skip()
+	}) && c.End()
 }
 
 func (f *fastReader) metadata() bool {
 	c, rec := &f.c, f.rec
-	if !c.Begin('{') {
-		return false
-	}
-	for first := true; ; first = false {
-		key, done, ok := c.Member(first)
-		if !ok {
-			return false
-		}
-		if done {
-			return true
-		}
+	return c.Object(func(key []byte) bool {
+		ok := true
 		switch string(key) {
 		case "request_start_ns", "timestamp_ns":
 			if string(key) == "timestamp_ns" {
@@ -117,10 +94,8 @@ func (f *fastReader) metadata() bool {
 		default:
 			ok = c.Skip()
 		}
-		if !ok {
-			return false
-		}
-	}
+		return ok
+	})
 }
 
 // epoch reads integer nanoseconds as recordReader.epoch does; null is
@@ -178,48 +153,25 @@ func asciiFold(b []byte, lower string) bool {
 
 func (f *fastReader) metrics() bool {
 	c := &f.c
-	if !c.Begin('{') {
-		return false
-	}
-	for first := true; ; first = false {
-		tag, done, ok := c.Member(first)
-		if !ok {
-			return false
-		}
-		if done {
-			return true
-		}
+	return c.Object(func(tag []byte) bool {
 		slot := slotOf(tag)
 		if isICL := string(tag) == "inter_chunk_latency"; slot >= 0 || isICL {
-			ok = f.metric(slot, isICL)
-		} else {
-			ok = c.Skip()
+			return f.metric(slot, isICL)
 		}
-		if !ok {
-			return false
-		}
-	}
+		return c.Skip()
+	})
 }
 
 // metric reads one {value, unit} object of a kept tag, deciding as
 // lineParser.metric does.
 func (f *fastReader) metric(slot int, isICL bool) bool {
 	c, rec := &f.c, f.rec
-	if !c.Begin('{') {
-		return false
-	}
 	var v float64
 	var unit []byte
 	haveV, haveU := false, false
 	mark := len(f.gaps)
-	for first := true; ; first = false {
-		key, done, ok := c.Member(first)
-		if !ok {
-			return false
-		}
-		if done {
-			break
-		}
+	if !c.Object(func(key []byte) bool {
+		ok := true
 		switch string(key) {
 		case "value":
 			var got bool
@@ -238,9 +190,9 @@ func (f *fastReader) metric(slot int, isICL bool) bool {
 		default:
 			ok = c.Skip()
 		}
-		if !ok {
-			return false
-		}
+		return ok
+	}) {
+		return false
 	}
 	if !haveV {
 		f.gaps = f.gaps[:mark]

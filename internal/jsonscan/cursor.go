@@ -168,25 +168,32 @@ func (c *Cursor) Literal() ([]byte, Kind, bool) {
 	return raw, k, true
 }
 
+// Object reads an object: for each member it calls member with the key,
+// the cursor at the member's value, which member must read. It returns
+// false on a syntax error or as soon as member does.
+func (c *Cursor) Object(member func(key []byte) bool) bool {
+	if !c.Begin('{') {
+		return false
+	}
+	for first := true; ; first = false {
+		key, done, ok := c.Member(first)
+		if !ok {
+			return false
+		}
+		if done {
+			return true
+		}
+		if !member(key) {
+			return false
+		}
+	}
+}
+
 // Skip reads the next value, whatever it is, without keeping it.
 func (c *Cursor) Skip() bool {
 	switch c.Peek() {
 	case BeginObject:
-		if !c.Begin('{') {
-			return false
-		}
-		for first := true; ; first = false {
-			_, done, ok := c.Member(first)
-			if !ok {
-				return false
-			}
-			if done {
-				return true
-			}
-			if !c.Skip() {
-				return false
-			}
-		}
+		return c.Object(func([]byte) bool { return c.Skip() })
 	case BeginArray:
 		if !c.Begin('[') {
 			return false
