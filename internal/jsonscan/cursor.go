@@ -146,23 +146,9 @@ func (c *Cursor) Literal() ([]byte, Kind, bool) {
 		j++
 	}
 	raw := c.b[c.i:j]
-	var k Kind
-	switch string(raw) {
-	case "":
+	k := literalKind(raw)
+	if k == Invalid {
 		return nil, Invalid, false
-	case "true":
-		k = True
-	case "false":
-		k = False
-	case "null":
-		k = Null
-	case "NaN", "Infinity", "-Infinity":
-		k = Number
-	default:
-		if !validNumber(raw) {
-			return nil, Invalid, false
-		}
-		k = Number
 	}
 	c.i = j
 	return raw, k, true

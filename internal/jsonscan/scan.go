@@ -481,24 +481,32 @@ func (s *Scanner) lexLiteral() (Token, error) {
 	if len(raw) == 0 {
 		return Token{}, s.errorf(start, "unexpected %s, expected a value", quoteByte(s.buf[start]))
 	}
-	var k Kind
-	switch string(raw) {
-	case "true":
-		k = True
-	case "false":
-		k = False
-	case "null":
-		k = Null
-	case "NaN", "Infinity", "-Infinity":
-		k = Number
-	default:
-		if !validNumber(raw) {
-			return Token{}, s.errorf(start, "invalid literal %q", truncate(raw))
-		}
-		k = Number
+	k := literalKind(raw)
+	if k == Invalid {
+		return Token{}, s.errorf(start, "invalid literal %q", truncate(raw))
 	}
 	s.i = j
 	return Token{Kind: k, Raw: raw, Pos: s.posAt(start)}, nil
+}
+
+// literalKind is the kind of a bare literal (true, false, null, a number,
+// or NaN and the infinities Python's json writes), Invalid for anything
+// else; the Scanner and the Cursor both decide by it.
+func literalKind(raw []byte) Kind {
+	switch string(raw) {
+	case "true":
+		return True
+	case "false":
+		return False
+	case "null":
+		return Null
+	case "NaN", "Infinity", "-Infinity":
+		return Number
+	}
+	if validNumber(raw) {
+		return Number
+	}
+	return Invalid
 }
 
 // validNumber checks the JSON number grammar.
