@@ -109,9 +109,6 @@ type Comparison struct {
 // The intervals are deterministic like Bootstrap's. Compare panics on an
 // empty sample, NaN or invalid options.
 func Compare(old, new []float64, o CompareOptions) Comparison {
-	if o.Scheme != "" && o.Scheme != SchemeIID {
-		return compareSeries(old, new, o)
-	}
 	if o.Center.Func == nil {
 		o.Center = MedianStatistic()
 	}
@@ -120,6 +117,9 @@ func Compare(old, new []float64, o CompareOptions) Comparison {
 	}
 	if !(o.Alpha > 0 && o.Alpha < 1) {
 		panic(fmt.Sprintf("stats: Compare with alpha %v", o.Alpha))
+	}
+	if o.Scheme != "" && o.Scheme != SchemeIID {
+		return compareSeries(old, new, o)
 	}
 	bo := o.Bootstrap.withDefaults()
 	s := o.Center
@@ -248,17 +248,8 @@ func signed(v float64, format byte, prec int) string {
 // replicates of the two samples' series bootstraps, the new sample's
 // drawn on a stream of its own so the two are independent. Every
 // statistic is judged by the ratio's interval (the delta's when the old
-// value is 0).
+// value is 0). Compare has set o's defaults and checked Alpha.
 func compareSeries(old, new []float64, o CompareOptions) Comparison {
-	if o.Center.Func == nil {
-		o.Center = MedianStatistic()
-	}
-	if o.Alpha == 0 {
-		o.Alpha = DefaultCompare.Alpha
-	}
-	if !(o.Alpha > 0 && o.Alpha < 1) {
-		panic(fmt.Sprintf("stats: Compare with alpha %v", o.Alpha))
-	}
 	if len(old) == 0 || len(new) == 0 {
 		panic("stats: Compare of an empty sample")
 	}

@@ -32,13 +32,7 @@ func (p *progress) File(name string, size int64) func(int64) {
 	bar := p.p.AddBar(size,
 		mpb.PrependDecorators(decor.Name(filepath.Base(name)+" "), decor.CountersKibiByte("% .1f / % .1f")),
 		mpb.AppendDecorators(decor.Percentage()))
-	return func(n int64) {
-		if n < 0 {
-			bar.SetTotal(-1, true)
-			return
-		}
-		bar.IncrInt64(n)
-	}
+	return counter(bar)
 }
 
 // Pass implements ingest.PassProgress: a bar counting the items of a
@@ -50,6 +44,11 @@ func (p *progress) Pass(name, what string, total int64) func(int64) {
 	bar := p.p.AddBar(total,
 		mpb.PrependDecorators(decor.Name(filepath.Base(name)+" "+what+" "), decor.CountersNoUnit("%d / %d")),
 		mpb.AppendDecorators(decor.Percentage()))
+	return counter(bar)
+}
+
+// counter advances bar by n; a negative n completes it.
+func counter(bar *mpb.Bar) func(int64) {
 	return func(n int64) {
 		if n < 0 {
 			bar.SetTotal(-1, true)
