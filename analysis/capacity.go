@@ -3,6 +3,7 @@ package analysis
 import (
 	"context"
 	"fmt"
+	"github.com/verdict-llm/verdict/costing"
 	"math"
 	"slices"
 	"strings"
@@ -41,6 +42,14 @@ type CapacityOptions struct {
 	// Quotes price the capacity point: one for every configuration, or
 	// one per bundle, in the bundles' order.
 	Quotes []string
+	// Billing are billing exports (FOCUS, AWS CUR, GCP, Azure) joined to
+	// every run over its window by resource ID, as verdict cost joins
+	// them: where they cost a configuration's runs, the capacity point is
+	// priced at the bill's steady rate (capacityCost), else at its quote.
+	Billing []string
+	// Cost holds the basis, currency and exchange rates of bills and
+	// quotes.
+	Cost CostSettings
 	// Interactivity, when positive, reads the throughput per GPU off the
 	// frontiers at that many output tokens per second per user.
 	Interactivity float64
@@ -174,6 +183,8 @@ type capRun struct {
 	good    []float64 // 1 for a good request, in dispatch order (goodput SLO)
 	samples []schemas.Sample
 	config  string
+	// cost is the run's bill join (nil without billing files).
+	cost *RunCosting
 }
 
 // Capacity computes the capacity view of the bundles in dirs.
@@ -186,6 +197,9 @@ func Capacity(ctx context.Context, dirs []string, o CapacityOptions) (*CapacityR
 		return nil, err
 	}
 	res := &CapacityResult{Options: o, GroupBy: o.GroupBy}
+	if res.Notes, err = joinCapacityBills(runs, o); err != nil {
+		return nil, err
+	}
 	if res.GroupBy == "" {
 		res.GroupBy = "bundle"
 		if len(dirs) == 1 {
@@ -233,6 +247,43 @@ func Capacity(ctx context.Context, dirs []string, o CapacityOptions) (*CapacityR
 	res.Comparisons = compareConfigs(res.Configs, runs, rep)
 	res.frontier(o)
 	return res, nil
+}
+
+// joinCapacityBills joins the billing files to the runs over their
+// windows (billWindow), streaming each file through one costing.Joiner as
+// verdict cost does, and sets every run's cost.Bill; it returns the files'
+// notes (warnings, rejected rows).
+func joinCapacityBills(runs []*capRun, o CapacityOptions) ([]string, error) {
+	if len(o.Billing) == 0 {
+		return nil, nil
+	}
+	windows := make([]costing.RunWindow, len(runs))
+	for i, r := range runs {
+		run := r.data.Run
+		c := &RunCosting{}
+		w := costing.RunWindow{RunID: run.ID, ResourceIDs: run.SUT.ResourceIDs}
+		if run.Completed.OK {
+			w.SuccessfulRequests = run.Completed.V
+		}
+		w.Start, w.End, c.WindowNote, c.WindowFromDate, c.NoWindowWhy = billWindow(run, o.Cost.TimeZone, true)
+		c.Window, r.cost, windows[i] = w, c, w
+	}
+	j := costing.NewJoiner(windows, o.Cost.join())
+	var notes []string
+	for _, path := range o.Billing {
+		b, err := addBill(j, path)
+		if err != nil {
+			return nil, err
+		}
+		notes = append(notes, billNotes(path, b)...)
+	}
+	for i, rc := range j.Result().Runs {
+		for k, w := range rc.Warnings {
+			rc.Warnings[k] = flagHint(w)
+		}
+		runs[i].cost.Bill = &rc
+	}
+	return notes, nil
 }
 
 // loadCapacityRuns reads every run of the bundles: validation's view, the

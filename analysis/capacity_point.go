@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"os"
 	"slices"
@@ -16,11 +17,23 @@ import (
 )
 
 // CapacityCost is the cost per million output tokens at the capacity
-// point: the quote's rate over the throughput there.
+// point: the rate of running the configuration for an hour, from its bill
+// or its quote, over the throughput there.
 type CapacityCost struct {
+	// Source is "bill" when the billing files costed the configuration's
+	// runs (the steady rate of their prorated charges), else "quote".
+	Source string
+	// QuoteFile is the quote priced (Source "quote"); BillFiles the
+	// billing files joined (Source "bill").
 	QuoteFile string
-	Currency  string
-	// PerHour is the quote's price of one hour of the configuration.
+	BillFiles []string
+	// BilledRuns of Runs are the configuration's runs the bill costed
+	// (Source "bill"); the rate is theirs.
+	BilledRuns, Runs int
+	Currency         string
+	// PerHour is the price of one hour of the configuration: the quote's
+	// rates, or the bill's prorated charges per hour of the billed runs'
+	// windows (billRate).
 	PerHour float64
 	// PerMillion is PerHour / 3600 * 1e6 / throughput, with the interval
 	// the throughput's interval maps to (the price taken as exact).
@@ -265,17 +278,118 @@ func scaleEstimate(e Estimate, k float64) Estimate {
 	return e
 }
 
-// capacityCost prices an hour of the configuration with its quote and
-// divides by the throughput at the capacity point.
+// capacityCost prices an hour of the configuration, from its bill where
+// the billing files cost its runs, else from its quote, and divides by the
+// throughput at the capacity point.
 func capacityCost(cc *ConfigCapacity, runs []*capRun, dirs []string, o CapacityOptions) *CapacityCost {
-	if len(o.Quotes) == 0 || len(cc.Bundles) == 0 {
+	if len(cc.Bundles) == 0 || len(o.Billing) == 0 && len(o.Quotes) == 0 {
 		return nil
 	}
+	var cost *CapacityCost
+	var billWhy []string
+	if len(o.Billing) > 0 {
+		cost, billWhy = billRate(cc, runs, o)
+	}
+	if cost == nil && len(o.Quotes) > 0 {
+		cost = quoteRate(cc, dirs, o)
+	}
+	if cost == nil {
+		cost = &CapacityCost{Source: "bill", BillFiles: o.Billing, PerHour: math.NaN()}
+	}
+	cost.PerMillion = pointEstimate(StatValue, 0, math.NaN())
+	cost.Notes = append(billWhy, cost.Notes...)
+	if math.IsNaN(cost.PerHour) {
+		return cost
+	}
+	perToken := cost.PerHour / 3600 * 1e6
+	t := cc.Throughput
+	if !(t.Value > 0) {
+		cost.Notes = append(cost.Notes, "no throughput at the capacity point: no cost per token")
+		return cost
+	}
+	cost.PerMillion = Estimate{Stat: StatValue, Value: perToken / t.Value, Lo: perToken / t.Hi, Hi: perToken / t.Lo,
+		Confidence: t.Confidence, Method: t.Method, Scheme: t.Scheme}
+	if !t.HasInterval() {
+		cost.PerMillion.Lo, cost.PerMillion.Hi, cost.PerMillion.Method, cost.PerMillion.Confidence = math.NaN(), math.NaN(), "", 0
+	}
+	if cc.Capacity.Status == stats.CapacityNotReached {
+		cost.Notes = append(cost.Notes, "the capacity is not reached: the cost per token at capacity is at most this")
+	}
+	from := cost.QuoteFile
+	if cost.Source == "bill" {
+		from = fmt.Sprintf("the bill's steady rate over %d of %d runs", cost.BilledRuns, cost.Runs)
+	}
+	cost.Notes = append(cost.Notes, fmt.Sprintf("%s %s per hour (%s) / %s output tokens/s at the capacity point",
+		units.Sig(cost.PerHour, 6), cost.Currency, from, units.Sig(t.Value, 4)))
+	return cost
+}
+
+// billRate is the configuration's rate per hour from its bill: each billed
+// run's steady rate (costing.BillSteadyRate: its prorated charges per hour
+// of its window, without one-off rows) weighted by the run's seconds,
+//
+//	PER_HOUR = Σ (RATE_i × SECONDS_i) / Σ SECONDS_i
+//
+// that is, every billed run's prorated charges over all their hours. It is
+// nil, with the reasons, when the bill costs none of the runs; runs it
+// does not cost, or costs in another currency, are named in the notes and
+// left out.
+func billRate(cc *ConfigCapacity, runs []*capRun, o CapacityOptions) (*CapacityCost, []string) {
+	cost := &CapacityCost{Source: "bill", BillFiles: o.Billing}
+	var why []string
+	var amount, secs float64
+	left := map[string]bool{}
+	for _, r := range runs {
+		if r.config != cc.Name || r.cost == nil {
+			continue
+		}
+		cost.Runs++
+		name := r.data.Name()
+		if ok, w := r.cost.Billed(); !ok {
+			why = append(why, fmt.Sprintf("bill: %s: %s", name, w))
+			continue
+		}
+		sr := costing.BillSteadyRate(*r.cost.Bill, o.Cost.join())
+		if sr == nil {
+			why = append(why, fmt.Sprintf("bill: %s: no charge prorated over time (only one-off or quantity rows)", name))
+			continue
+		}
+		if cost.Currency == "" {
+			cost.Currency = sr.Currency
+		}
+		if sr.Currency != cost.Currency {
+			why = append(why, fmt.Sprintf("bill: %s: charged in %s, not %s (give --currency and --fx to state one)", name, sr.Currency, cost.Currency))
+			continue
+		}
+		s := r.cost.Bill.Run.Duration().Seconds()
+		amount, secs = amount+sr.PerHour*s/3600, secs+s
+		cost.BilledRuns++
+		for _, l := range sr.Left {
+			left[l] = true
+		}
+	}
+	if cost.BilledRuns == 0 {
+		if len(o.Quotes) > 0 {
+			why = append(why, "the bill costs none of the configuration's runs: priced from the quote instead")
+		}
+		return nil, why
+	}
+	cost.PerHour = amount * 3600 / secs
+	if len(left) > 0 {
+		why = append(why, fmt.Sprintf("left out of the rate, being charged whole rather than over time: %s", strings.Join(slices.Sorted(maps.Keys(left)), ", ")))
+	}
+	why = append(why, fmt.Sprintf("rate: SUM(prorated allocations of %d billed runs) * 3600 / their %s s (%s)", cost.BilledRuns, units.Sig(secs, 6), strings.Join(o.Billing, ", ")))
+	return cost, why
+}
+
+// quoteRate prices one hour of the configuration with its quote: the
+// first quote for every configuration, or the one of its first bundle.
+func quoteRate(cc *ConfigCapacity, dirs []string, o CapacityOptions) *CapacityCost {
 	file := o.Quotes[0]
 	if len(o.Quotes) > 1 {
 		file = o.Quotes[bundleIndex(dirs, cc.Bundles[0])]
 	}
-	cost := &CapacityCost{QuoteFile: file, PerMillion: pointEstimate(StatValue, 0, math.NaN())}
+	cost := &CapacityCost{Source: "quote", QuoteFile: file, PerHour: math.NaN()}
 	data, err := os.ReadFile(file)
 	if err != nil {
 		cost.Notes = append(cost.Notes, "quote: "+err.Error())
@@ -292,23 +406,12 @@ func capacityCost(cc *ConfigCapacity, runs []*capRun, dirs []string, o CapacityO
 		cost.Notes = append(cost.Notes, "quote: "+err.Error())
 		return cost
 	}
-	cost.Currency, cost.PerHour = qc.Currency, qc.TotalCost.Float64()
-	perToken := cost.PerHour / 3600 * 1e6
-	t := cc.Throughput
-	if !(t.Value > 0) {
-		cost.Notes = append(cost.Notes, "no throughput at the capacity point: no cost per token")
+	m, err := o.Cost.join().Convert(qc.Money())
+	if err != nil {
+		cost.Notes = append(cost.Notes, "quote: "+flagHint(err).Error())
 		return cost
 	}
-	cost.PerMillion = Estimate{Stat: StatValue, Value: perToken / t.Value, Lo: perToken / t.Hi, Hi: perToken / t.Lo,
-		Confidence: t.Confidence, Method: t.Method, Scheme: t.Scheme}
-	if !t.HasInterval() {
-		cost.PerMillion.Lo, cost.PerMillion.Hi, cost.PerMillion.Method, cost.PerMillion.Confidence = math.NaN(), math.NaN(), "", 0
-	}
-	if cc.Capacity.Status == stats.CapacityNotReached {
-		cost.Notes = append(cost.Notes, "the capacity is not reached: the cost per token at capacity is at most this")
-	}
-	cost.Notes = append(cost.Notes, fmt.Sprintf("%s %s per hour (%s) / %s output tokens/s at the capacity point",
-		units.Sig(cost.PerHour, 6), cost.Currency, file, units.Sig(t.Value, 4)))
+	cost.Currency, cost.PerHour = m.Currency, m.Amount.Float64()
 	return cost
 }
 

@@ -8,12 +8,12 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/verdict-llm/verdict/analysis"
+	"github.com/verdict-llm/verdict/internal/gen"
 	"github.com/verdict-llm/verdict/schemas"
 	"github.com/verdict-llm/verdict/stats"
 )
@@ -361,45 +361,16 @@ func TestCapacityAIPerfFolders(t *testing.T) {
 	}
 }
 
-// energyBundle writes a bundle of two runs at 1 and 2 requests/s: 200
-// requests each, every one with 10 output tokens and a TTFT of 0.2 s (at
-// 1 req/s) or 0.6 s (at 2 req/s), and one GPU whose energy counter rises
-// by 20 kJ over the first run's 100 s window and by 60 kJ over the
-// second's. J/token: 20,000 / 2,000 = 10 and 60,000 / 2,000 = 30.
+// energyBundle writes gen.TwoLoadBundle's sweep (two runs at 1 and 2
+// requests/s, TTFT 0.2 and 0.6 s, 10 and 30 J per output token).
 func energyBundle(t *testing.T, dir string) string {
 	t.Helper()
-	dest := filepath.Join(dir, "energy.bundle")
-	w, err := schemas.CreateBundle(dest, schemas.BundleOptions{VerdictVersion: "test"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t0 := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
-	for k, c := range []struct {
-		rate, ttft, joules float64
-	}{{1, 0.2, 20000}, {2, 0.6, 60000}} {
-		id := "run-" + strconv.Itoa(k)
-		start := t0.Add(time.Duration(k) * time.Hour)
-		w.AddRun(schemas.Run{ID: id, Tool: "capture", Format: "capture", Scenario: schemas.ScenarioServer, Arrival: schemas.ArrivalPoisson,
-			RequestRate: schemas.Some(c.rate), Burstiness: schemas.Some(1.0), MaxConcurrency: schemas.Some(int64(0)), Streaming: schemas.Some(true),
-			DurationS: schemas.Some(100.0), WindowStart: schemas.Some(start), WindowEnd: schemas.Some(start.Add(100 * time.Second)),
-			SUT: schemas.Inventory{GPUCount: schemas.Some(int64(1))}})
-		for i := range 200 {
-			q := schemas.Request{RunID: id, Index: int64(i), Status: schemas.StatusOK, Phase: schemas.PhaseProfiling,
-				StartS: schemas.Some(float64(i) / c.rate), TTFTS: schemas.Some(c.ttft), E2ES: schemas.Some(c.ttft + 0.9),
-				OutputTokens: schemas.Some(int64(10))}
-			if err := w.AddRequest(&q); err != nil {
-				t.Fatal(err)
-			}
-		}
-		for s := 0; s <= 10; s++ {
-			smp := schemas.Sample{RunID: id, Source: "nvml", Device: "0", DeviceUUID: "GPU-1", Time: start.Add(time.Duration(s*10) * time.Second),
-				EnergyJ: schemas.Some(1e6 + c.joules*float64(s)/10), PowerW: schemas.Some(5000.0)}
-			if err := w.AddSample(&smp); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
-	if err := w.Commit(schemas.Manifest{}); err != nil {
+	return twoLoadBundle(t, filepath.Join(dir, "energy.bundle"), time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC), nil)
+}
+
+func twoLoadBundle(t *testing.T, dest string, t0 time.Time, ids []string) string {
+	t.Helper()
+	if err := gen.TwoLoadBundle(dest, t0, ids); err != nil {
 		t.Fatal(err)
 	}
 	return dest
@@ -429,6 +400,59 @@ func TestCapacityEnergy(t *testing.T) {
 	// 2,000 tokens over 100 s: 20 and 20 tokens/s; per GPU the same.
 	if cc.Throughput.Value != 20 || cc.PerGPU.Value != 20 {
 		t.Errorf("throughput %+v", cc.Throughput)
+	}
+}
+
+// TestCapacityBillRate prices the capacity point of energyBundle's sweep,
+// run on resource i-0c0ffee0c0ffee001 at 10:10 and 11:10 UTC, from the
+// hand-made bill testdata/capacity/focus-capacity.csv: its hourly rows of
+// 3.60 and 7.20 USD give the runs steady rates of 3.60 and 7.20 USD/h,
+// which over their 100 s each are 5.40 USD/h; the throughput at capacity
+// is 20 tokens/s, so 5.40 / 3600 * 1e6 / 20 = 75 USD per 1M output tokens.
+// The one-off 0.50 USD row is the second run's cost but not its rate, and
+// another resource's row is no one's. Without resource IDs the bill costs
+// nothing and the quote (2.49 USD/h: 34.58 USD per 1M) prices it instead.
+func TestCapacityBillRate(t *testing.T) {
+	dir := t.TempDir()
+	t0 := time.Date(2026, 11, 24, 10, 10, 0, 0, time.UTC)
+	o := analysis.DefaultCapacity
+	o.Limits, _, _ = analysis.ParseCapacitySLO("ttft:p99<=400ms")
+	o.Resamples = 200
+	o.Billing = []string{capacityDemo + "focus-capacity.csv"}
+	o.Quotes = []string{capacityDemo + "quote-h100.yaml"}
+	for _, c := range []struct {
+		name      string
+		ids       []string
+		source    string
+		perHour   float64
+		perM      float64
+		billed    int
+		noteParts []string
+	}{
+		{"billed", []string{"i-0c0ffee0c0ffee001"}, "bill", 5.40, 75, 2,
+			[]string{"focus-capacity.csv:4 (inside-window)", "SUM(prorated allocations of 2 billed runs) * 3600 / their 200 s"}},
+		{"no resource IDs", nil, "quote", 2.49, 2.49 / 3600 * 1e6 / 20, 0,
+			[]string{"run-0: no resource ID", "priced from the quote instead"}},
+	} {
+		b := twoLoadBundle(t, filepath.Join(dir, strings.ReplaceAll(c.name, " ", "-")+".bundle"), t0, c.ids)
+		res, err := analysis.Capacity(context.Background(), []string{b}, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cc := res.Configs[0]
+		x := cc.Cost
+		if x == nil {
+			t.Fatalf("%s: no cost", c.name)
+		}
+		if x.Source != c.source || math.Abs(x.PerHour-c.perHour) > 1e-12 || math.Abs(x.PerMillion.Value-c.perM) > 1e-9 || x.Currency != "USD" || x.BilledRuns != c.billed {
+			t.Errorf("%s: %s %v %s per hour, %v per 1M, %d billed runs; want %s %v USD, %v, %d", c.name, x.Source, x.PerHour, x.Currency, x.PerMillion.Value, x.BilledRuns, c.source, c.perHour, c.perM, c.billed)
+		}
+		notes := strings.Join(x.Notes, "\n")
+		for _, p := range c.noteParts {
+			if !strings.Contains(notes, p) {
+				t.Errorf("%s: notes lack %q:\n%s", c.name, p, notes)
+			}
+		}
 	}
 }
 

@@ -324,18 +324,7 @@ func loadCosts(rep *Report, dirs []string, o ReportOptions) (*ReportCosts, error
 				}
 			}
 		}
-		if run.WindowStart.OK && run.WindowEnd.OK {
-			w.Start, w.End = run.WindowStart.V, run.WindowEnd.V
-			c.WindowNote = "run window " + w.Start.UTC().Format(time.RFC3339Nano) + " to " + w.End.UTC().Format(time.RFC3339Nano)
-		} else if start, end, note, why := DateWindow(run, o.Cost.TimeZone); why == "" {
-			w.Start, w.End, c.WindowNote, c.WindowFromDate = start, end, note, true
-		} else {
-			c.NoWindowWhy = why
-			c.WindowNote = why + ", so no bill can be joined to it"
-		}
-		if len(w.ResourceIDs) == 0 && len(o.Billing) > 0 {
-			c.WindowNote += "; no resource IDs in its inventory (cloud.resource_ids), so no bill row can match it"
-		}
+		w.Start, w.End, c.WindowNote, c.WindowFromDate, c.NoWindowWhy = billWindow(run, o.Cost.TimeZone, len(o.Billing) > 0)
 		c.Window = w
 		c.Throughput = throughputOf(r)
 		windows = append(windows, w)
@@ -350,15 +339,7 @@ func loadCosts(rep *Report, dirs []string, o ReportOptions) (*ReportCosts, error
 				return nil, err
 			}
 			rc.Bills = append(rc.Bills, b)
-			for _, w := range b.Warnings {
-				rc.Notes = append(rc.Notes, "warning: "+path+": "+w.Error())
-			}
-			for _, e := range b.Rejected {
-				rc.Notes = append(rc.Notes, "rejected: "+e.Error())
-			}
-			if more := b.Counts.Rejected - len(b.Rejected); more > 0 {
-				rc.Notes = append(rc.Notes, fmt.Sprintf("rejected: %s: %d more rows (all are counted)", path, more))
-			}
+			rc.Notes = append(rc.Notes, billNotes(path, b)...)
 		}
 		rc.Join = j.Result()
 		for i, r := range rep.Runs {
@@ -550,6 +531,44 @@ func Cost(ctx context.Context, dirs []string, o CostOptions) (*CostResult, error
 		res.Stored = append(res.Stored, dir)
 	}
 	return res, nil
+}
+
+// billWindow is the window of a run that a bill is joined over: the
+// recorded window (Run.WindowStart and WindowEnd), else the tool's local
+// end time in a zone minus the duration (DateWindow, fromDate), else none
+// (why says what is missing). note says where the window came from and,
+// with billing files given, when the run names no resource a row could
+// match.
+func billWindow(run schemas.Run, tz *time.Location, billing bool) (start, end time.Time, note string, fromDate bool, why string) {
+	switch s, e, dnote, dwhy := DateWindow(run, tz); {
+	case run.WindowStart.OK && run.WindowEnd.OK:
+		start, end = run.WindowStart.V, run.WindowEnd.V
+		note = "run window " + start.UTC().Format(time.RFC3339Nano) + " to " + end.UTC().Format(time.RFC3339Nano)
+	case dwhy == "":
+		start, end, note, fromDate = s, e, dnote, true
+	default:
+		why, note = dwhy, dwhy+", so no bill can be joined to it"
+	}
+	if len(run.SUT.ResourceIDs) == 0 && billing {
+		note += "; no resource IDs in its inventory (cloud.resource_ids), so no bill row can match it"
+	}
+	return start, end, note, fromDate, why
+}
+
+// billNotes are a billing file's warnings and rejected rows, for a
+// report's notes: every rejected row is counted, the first ones named.
+func billNotes(path string, b *costing.Bill) []string {
+	var out []string
+	for _, w := range b.Warnings {
+		out = append(out, "warning: "+path+": "+w.Error())
+	}
+	for _, e := range b.Rejected {
+		out = append(out, "rejected: "+e.Error())
+	}
+	if more := b.Counts.Rejected - len(b.Rejected); more > 0 {
+		out = append(out, fmt.Sprintf("rejected: %s: %d more rows (all are counted)", path, more))
+	}
+	return out
 }
 
 func addBill(j *costing.Joiner, path string) (*costing.Bill, error) {

@@ -85,7 +85,7 @@ func CapacityTables(res *analysis.CapacityResult) []*Table {
 		}
 		cost, joules := "", ""
 		if cc.Cost != nil && !math.IsNaN(cc.Cost.PerMillion.Value) {
-			cost = EstimateText(cc.Cost.PerMillion, cc.Cost.Currency)
+			cost = EstimateText(cc.Cost.PerMillion, cc.Cost.Currency) + " (" + cc.Cost.Source + ")"
 		}
 		if cc.Energy != nil {
 			joules = Sig(cc.Energy.JoulesPerToken, 4) + " (" + Sig(cc.Energy.TokensPerSecondPerKW, 4) + " tokens/s per kW)"

@@ -80,7 +80,11 @@ type reversalDoc struct {
 }
 
 type capacityCostDoc struct {
+	Source     string            `json:"source"`
 	Quote      string            `json:"quote"`
+	Billing    []string          `json:"billing"`
+	BilledRuns int               `json:"billed_runs"`
+	Runs       int               `json:"runs"`
 	Currency   string            `json:"currency"`
 	PerHour    jsonFloat         `json:"per_hour"`
 	PerMillion analysis.Estimate `json:"per_million_output_tokens"`
@@ -212,7 +216,7 @@ func configDoc(cc *analysis.ConfigCapacity) configCapacityDoc {
 		cd.Reversals = append(cd.Reversals, reversalDoc{Limit: cc.Limits[r.Limit], From: r.From, To: r.To, Share: jsonFloat(r.Share)})
 	}
 	if x := cc.Cost; x != nil {
-		cd.Cost = &capacityCostDoc{Quote: x.QuoteFile, Currency: x.Currency, PerHour: jsonFloat(x.PerHour), PerMillion: x.PerMillion, Notes: nonNil(x.Notes)}
+		cd.Cost = &capacityCostDoc{Source: x.Source, Quote: x.QuoteFile, Billing: nonNil(x.BillFiles), BilledRuns: x.BilledRuns, Runs: x.Runs, Currency: x.Currency, PerHour: jsonFloat(x.PerHour), PerMillion: x.PerMillion, Notes: nonNil(x.Notes)}
 	}
 	if e := cc.Energy; e != nil {
 		cd.Energy = &capacityEnergyDoc{JoulesPerToken: jsonFloat(e.JoulesPerToken), TokensPerSecondPerKW: jsonFloat(e.TokensPerSecondPerKW), Scope: e.Scope}

@@ -55,7 +55,13 @@ load point.
 block (the default here: neighbouring requests share the server's batch and
 queue), stationary, ess or iid. Every interval says which it used. With
 --quote the cost per 1M output tokens at the capacity point is the quote's
-hourly price over the throughput there; GPU energy counters in the bundles
+hourly price over the throughput there. With --billing (FOCUS, AWS CUR, GCP
+or Azure exports) the bill is joined to every run over its window by the
+inventory's resource IDs, as verdict cost joins it, and the hourly price is
+the bill's steady rate instead: the billed runs' prorated charges over
+their hours (one-off rows left out, and named); a configuration the bill
+costs no run of falls back to its --quote. --basis, --currency, --fx and
+--timezone are verdict cost's. GPU energy counters in the bundles
 give the joules per output token there (counter differences, never power
 averages). Throughput per GPU uses the inventory's GPU count; the Pareto
 frontier is output tokens/s per GPU against tokens/s per user (1/TPOT).
@@ -66,8 +72,9 @@ Examples:
    verdict capacity --slo 'ttft:p99<=500ms,tpot:p99<=60ms' h100.bundle l40s.bundle
    verdict capacity --slo 'ttft<=1s,tpot<=60ms,goodput>=0.9' --interval stationary h100.bundle
    verdict capacity --slo 'ttft:p99<=2s' --group-by label:platform --format json all.bundle
-   verdict capacity --slo 'ttft:p99<=500ms' --quote quote-a.yaml --quote quote-b.yaml --plots plots/ h100.bundle l40s.bundle`,
-		Flags: []cli.Flag{
+   verdict capacity --slo 'ttft:p99<=500ms' --quote quote-a.yaml --quote quote-b.yaml --plots plots/ h100.bundle l40s.bundle
+   verdict capacity --slo 'ttft:p99<=500ms' --billing focus-2026-11.csv --basis billed h100.bundle`,
+		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "slo", Usage: "the limits, e.g. `ttft:p99<=2s,tpot:p99<=50ms` (see the description)"},
 			&cli.StringFlag{Name: "interval", Value: string(def.Interval), Usage: "how intervals resample requests: block, stationary, ess or iid"},
 			&cli.StringFlag{Name: "method", Value: string(def.Method), Usage: methodUsage},
@@ -79,8 +86,9 @@ Examples:
 			&cli.StringSliceFlag{Name: "quote", Usage: "quote `FILE` (YAML) pricing the capacity point: one for all, or one per BUNDLE in order", TakesFile: true},
 			&cli.FloatFlag{Name: "interactivity", Usage: "read the throughput per GPU off the frontier at `N` tokens/s per user"},
 			&cli.StringFlag{Name: "plots", Usage: "write the capacity figures as SVG and PNG into `DIR`", TakesFile: true},
+			&cli.StringSliceFlag{Name: "billing", Usage: "billing export `FILE` (FOCUS, AWS CUR, GCP, Azure; repeatable) pricing the capacity point at the bill's steady rate", TakesFile: true},
 			formatFlag("table"),
-		},
+		}, costFlags()...),
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			if cmd.NArg() == 0 {
 				return usage("capacity: give at least one BUNDLE")
@@ -148,6 +156,10 @@ func capacityOptions(cmd *cli.Command) (analysis.CapacityOptions, render.Format,
 	o.Quotes = cmd.StringSlice("quote")
 	if n := len(o.Quotes); n > 1 && n != cmd.NArg() {
 		return o, f, usage("--quote: give one quote for every configuration, or one per BUNDLE (%d quotes, %d bundles)", n, cmd.NArg())
+	}
+	o.Billing = cmd.StringSlice("billing")
+	if o.Cost, err = costSettings(cmd); err != nil {
+		return o, f, err
 	}
 	o.Interactivity = cmd.Float("interactivity")
 	if o.Interactivity < 0 {

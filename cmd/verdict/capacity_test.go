@@ -2,12 +2,16 @@ package main
 
 import (
 	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/verdict-llm/verdict/internal/gen"
 )
 
 const capacityDemo = "../../testdata/capacity/"
@@ -138,5 +142,73 @@ func TestCapacityUnknownGPUs(t *testing.T) {
 	}
 	if got := string(doc.Configurations[0]["gpu_count"]); got != "0" {
 		t.Errorf("gpu_count = %s, want 0", got)
+	}
+}
+
+// TestCapacityBilling: --billing prices the capacity point at the bill's
+// steady rate. gen.TwoLoadBundle's sweep on i-0c0ffee0c0ffee001 meets
+// ttft:p99<=400ms up to 1.5 requests/s, 20 output tokens/s; the hand-made
+// bill testdata/capacity/focus-capacity.csv charges its two 100 s runs at
+// 3.60 and 7.20 USD per hour, 5.40 USD per hour over both, so 5.40 / 3600
+// * 1e6 / 20 = 75 USD per 1M output tokens; with --basis list (4.00 and
+// 8.00 USD) 6.00 USD per hour and 83.33 USD. verdict report --slo carries
+// the bill into its capacity section.
+func TestCapacityBilling(t *testing.T) {
+	dir := t.TempDir()
+	b := filepath.Join(dir, "sweep.bundle")
+	if err := gen.TwoLoadBundle(b, time.Date(2026, 11, 24, 10, 10, 0, 0, time.UTC), []string{"i-0c0ffee0c0ffee001"}); err != nil {
+		t.Fatal(err)
+	}
+	bill := capacityDemo + "focus-capacity.csv"
+	sch, err := jsonschema.NewCompiler().Compile(filepath.Join("..", "..", "docs", "json", "capacity.schema.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		basis         string
+		perHour, perM float64
+	}{{"", 5.40, 75}, {"list", 6, 6.0 / 3600 * 1e6 / 20}} {
+		args := []string{"capacity", "--resamples", "200", "--slo", "ttft:p99<=400ms", "--billing", bill, "--format", "json", b}
+		if c.basis != "" {
+			args = append(args, "--basis", c.basis)
+		}
+		code, out, errs := runCLI(t, args...)
+		if code != 0 {
+			t.Fatalf("%d %s", code, errs)
+		}
+		if inst, err := jsonschema.UnmarshalJSON(strings.NewReader(out)); err != nil || sch.Validate(inst) != nil {
+			t.Errorf("does not match docs/json/capacity.schema.json: %v %v", err, sch.Validate(inst))
+		}
+		var doc struct {
+			Configurations []struct {
+				Cost struct {
+					Source     string   `json:"source"`
+					Billing    []string `json:"billing"`
+					BilledRuns int      `json:"billed_runs"`
+					Runs       int      `json:"runs"`
+					PerHour    float64  `json:"per_hour"`
+					PerMillion struct {
+						Value float64 `json:"value"`
+					} `json:"per_million_output_tokens"`
+				} `json:"cost"`
+			} `json:"configurations"`
+		}
+		if err := json.Unmarshal([]byte(out), &doc); err != nil || len(doc.Configurations) != 1 {
+			t.Fatalf("%v\n%s", err, out)
+		}
+		x := doc.Configurations[0].Cost
+		if x.Source != "bill" || len(x.Billing) != 1 || x.BilledRuns != 2 || x.Runs != 2 || math.Abs(x.PerHour-c.perHour) > 1e-9 || math.Abs(x.PerMillion.Value-c.perM) > 1e-9 {
+			t.Errorf("basis %q: cost %+v, want a bill of 2 runs at %v per hour, %v per 1M", c.basis, x, c.perHour, c.perM)
+		}
+	}
+	code, out, errs := runCLI(t, "report", "--resamples", "200", "--slo", "ttft:p99<=400ms", "--billing", bill, b)
+	if code != 0 {
+		t.Fatalf("report: %d %s", code, errs)
+	}
+	if !strings.Contains(out, "75 [75, 75] USD (bill)") {
+		t.Errorf("report's capacity section lacks the bill's cost per 1M tokens:\n%s", out)
+	}
+	if code, _, errs := runCLI(t, "capacity", "--slo", "ttft:p99<=400ms", "--billing", filepath.Join(dir, "none.csv"), b); code != 2 || !strings.Contains(errs, "none.csv") {
+		t.Errorf("missing bill: %d %s", code, errs)
 	}
 }

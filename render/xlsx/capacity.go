@@ -74,7 +74,7 @@ func (b *book) capacityConfig(sheet string, row int, cc *analysis.ConfigCapacity
 			label     string
 			v, lo, hi float64
 			unit      string
-		}{"cost per 1M output tokens", x.PerMillion.Value, x.PerMillion.Lo, x.PerMillion.Hi, x.Currency})
+		}{"cost per 1M output tokens (" + x.Source + ")", x.PerMillion.Value, x.PerMillion.Lo, x.PerMillion.Hi, x.Currency})
 	}
 	if e := cc.Energy; e != nil {
 		lines = append(lines, struct {
