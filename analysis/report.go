@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
@@ -45,6 +46,12 @@ type ReportOptions struct {
 	Confidence float64
 	Resamples  int
 	Seed       uint64
+	// Interval is how the run figures' and the differences' intervals
+	// resample requests (--interval): "" or stats.SchemeIID as verdict
+	// stats and compare by default, or a scheme that keeps neighbouring
+	// requests together (block, stationary, ess). The capacity section
+	// has its own (Capacity.Interval).
+	Interval stats.Scheme
 	// Billing are billing exports (FOCUS, AWS CUR, GCP, Azure) joined to
 	// the runs by resource ID and window.
 	Billing []string
@@ -191,6 +198,9 @@ type ReportRun struct {
 	// quantiles of it.
 	Series  map[schemas.MetricID][]float64
 	SeriesN map[schemas.MetricID]int
+	// ordered holds Series in dispatch order, kept only when the
+	// intervals resample neighbouring requests together.
+	ordered map[schemas.MetricID][]float64
 	// Stats holds mean and percentiles with intervals per metric of
 	// Series, computed from the per-request data.
 	Stats map[schemas.MetricID]MetricStats
@@ -343,7 +353,7 @@ func LoadReport(ctx context.Context, dirs []string, o ReportOptions) (*Report, e
 		}
 		for _, sr := range runs {
 			r := &ReportRun{Bundle: dir, Run: sr.Run, RequestRows: sr.RequestRows, Platform: platformOf(dir, sr.Run),
-				Series: map[schemas.MetricID][]float64{}, SeriesN: map[schemas.MetricID]int{}, Stats: map[schemas.MetricID]MetricStats{}, Throughput: map[schemas.MetricID]Estimate{}}
+				Series: map[schemas.MetricID][]float64{}, SeriesN: map[schemas.MetricID]int{}, ordered: map[schemas.MetricID][]float64{}, Stats: map[schemas.MetricID]MetricStats{}, Throughput: map[schemas.MetricID]Estimate{}}
 			for _, m := range metrics {
 				if m.RunID == r.Run.ID && m.Dimension == "" {
 					r.Metrics = append(r.Metrics, m)
@@ -386,8 +396,8 @@ func LoadReport(ctx context.Context, dirs []string, o ReportOptions) (*Report, e
 	}
 	rep.Verdict = rep.buildVerdict(o)
 	if o.Confidence > 0 {
-		rep.Notes = append(rep.Notes, fmt.Sprintf("[lo, hi] are %g %% confidence intervals over the successful requests of the profiling phase: bootstrap (BCa, %d resamples, seed %d), Student's t for means of more than %d values; percentiles are read with the linear method (numpy's default).",
-			100*o.Confidence, o.Resamples, o.Seed, stats.MaxMeanBootstrap))
+		rep.Notes = append(rep.Notes, fmt.Sprintf("[lo, hi] are %g %% confidence intervals over the successful requests of the profiling phase, of the run figures and of the differences (--interval %s): %s; %d resamples, seed %d; percentiles are read with the linear method (numpy's default).",
+			100*o.Confidence, cmp.Or(o.Interval, stats.SchemeIID), cmp.Or(o.Interval, stats.SchemeIID).Text(), o.Resamples, o.Seed))
 	}
 	rep.Notes = append(rep.Notes, "Runs are listed in the order the bundles were given and are not ranked. An INCOMPLETE run lacks evidence for at least one figure: compare it with care.")
 	if o.Capacity != nil {
@@ -451,9 +461,14 @@ func (r *ReportRun) note(s string) {
 
 // estimateOptions are the statistics view's options for the report's
 // intervals.
+// dependent reports whether a scheme resamples neighbouring requests
+// together, and so reads a series in dispatch order.
+func dependent(sc stats.Scheme) bool { return sc != "" && sc != stats.SchemeIID }
+
 func (o ReportOptions) estimateOptions() EstimateOptions {
 	eo := DefaultStats.EstimateOptions
 	eo.Percentiles, eo.Method, eo.Confidence, eo.Resamples, eo.Seed = reportPercentiles, stats.Linear, o.Confidence, o.Resamples, o.Seed
+	eo.Interval = o.Interval
 	if eo.Confidence < 0 {
 		eo.Confidence = 0
 	}
@@ -475,6 +490,10 @@ func (r *ReportRun) computeStats(sr *Observations, o ReportOptions, step func(in
 			continue
 		}
 		xs, inMemory := f.Values()
+		if inMemory && dependent(so.Interval) {
+			// The differences resample the series in dispatch order.
+			r.ordered[id] = slices.Clone(xs)
+		}
 		ms, err := BoundedEstimate(id, f, so) // sorts xs when in memory
 		if err != nil {
 			return err

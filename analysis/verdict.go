@@ -363,6 +363,9 @@ func (rep *Report) addDifferences(e *VerdictEntry, o ReportOptions) {
 			spilled = append(spilled, string(id))
 			continue
 		}
+		if dependent(co.Interval) {
+			xa, xb = a.ordered[id], b.ordered[id]
+		}
 		e.Differences = append(e.Differences, CompareMean(id, xa, xb, co))
 		for _, p := range verdictPercentiles {
 			e.Differences = append(e.Differences, CompareMetric(id, xa, xb, p, co))

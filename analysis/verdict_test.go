@@ -7,6 +7,7 @@ import (
 
 	"github.com/verdict-llm/verdict/analysis"
 	"github.com/verdict-llm/verdict/schemas"
+	"github.com/verdict-llm/verdict/stats"
 	"github.com/verdict-llm/verdict/validate"
 )
 
@@ -14,12 +15,18 @@ import (
 // loads the report.
 func reportWithValidation(t *testing.T, dirs []string) *analysis.Report {
 	t.Helper()
+	return reportWithInterval(t, dirs, "")
+}
+
+// reportWithInterval is reportWithValidation with --interval.
+func reportWithInterval(t *testing.T, dirs []string, interval stats.Scheme) *analysis.Report {
+	t.Helper()
 	ctx := context.Background()
 	v, err := analysis.Validate(ctx, dirs, validate.Options{Compare: len(dirs) > 1})
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep, err := analysis.LoadReport(ctx, dirs, analysis.ReportOptions{Validation: analysis.ValidationOf(v), Resamples: 2000})
+	rep, err := analysis.LoadReport(ctx, dirs, analysis.ReportOptions{Validation: analysis.ValidationOf(v), Resamples: 2000, Interval: interval})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,8 +70,35 @@ func TestVerdictDemoPair(t *testing.T) {
 	if len(e.Differences) != 16 {
 		t.Fatalf("%d differences", len(e.Differences))
 	}
+	sameDifferences(t, dirs, e.Differences, "")
+	if !strings.Contains(rep.Notes[0], "(--interval iid): bootstrap of independent requests (BCa)") {
+		t.Errorf("the report does not say how its intervals resample: %q", rep.Notes[0])
+	}
+	// --interval block resamples blocks of each run's requests in
+	// dispatch order, in the run figures and the differences alike.
+	blk := reportWithInterval(t, dirs, stats.SchemeBlock)
+	d := blk.Verdict.Entries[0].Differences
+	if len(d) != 16 || d[0].Old.Scheme != string(stats.SchemeBlock) || d[0].Delta.Scheme != string(stats.SchemeBlock) {
+		t.Fatalf("block differences: %+v", d)
+	}
+	sameDifferences(t, dirs, d, stats.SchemeBlock)
+	if p99, _ := blk.Runs[0].Stats[schemas.TPOT].Quantile(99); p99.Scheme != string(stats.SchemeBlock) {
+		t.Errorf("block run figures: %+v", p99)
+	}
+	if !strings.Contains(blk.Notes[0], "(--interval block): circular block bootstrap") {
+		t.Errorf("the report does not say how its intervals resample: %q", blk.Notes[0])
+	}
+	if !strings.Contains(e.DifferencesNote, "itl_chunk") {
+		t.Errorf("differences note = %q", e.DifferencesNote)
+	}
+}
+
+// sameDifferences checks a report's differences against verdict compare's
+// rows for the same options, seed and interval scheme.
+func sameDifferences(t *testing.T, dirs []string, diffs []analysis.ComparisonRow, interval stats.Scheme) {
+	t.Helper()
 	co := analysis.CompareOptions{StatsOptions: analysis.DefaultStats, Mean: true}
-	co.Percentiles, co.Resamples = []float64{50, 90, 99}, 2000
+	co.Percentiles, co.Resamples, co.Interval = []float64{50, 90, 99}, 2000, interval
 	c, err := analysis.Compare(context.Background(), dirs[0], dirs[1], co)
 	if err != nil {
 		t.Fatal(err)
@@ -73,19 +107,17 @@ func TestVerdictDemoPair(t *testing.T) {
 	for _, r := range c.Pairs[0].Rows {
 		want[string(r.Metric)+" "+r.Stat] = r
 	}
-	for _, r := range e.Differences {
+	for _, r := range diffs {
 		w, ok := want[string(r.Metric)+" "+r.Stat]
 		if !ok {
 			t.Errorf("%s %s: not in verdict compare", r.Metric, r.Stat)
 			continue
 		}
 		near := func(a, b float64) bool { return a == b || (a-b)*(a-b) < 1e-18*(a*a+b*b) }
-		if !near(r.Change.Value, w.Change.Value) || !near(r.Change.Lo, w.Change.Lo) || !near(r.Change.Hi, w.Change.Hi) || r.Test != w.Test || r.Verdict != w.Verdict {
-			t.Errorf("%s %s: report %+v, compare %+v", r.Metric, r.Stat, r.Change, w.Change)
+		if !near(r.Change.Value, w.Change.Value) || !near(r.Change.Lo, w.Change.Lo) || !near(r.Change.Hi, w.Change.Hi) || r.Test != w.Test || r.Verdict != w.Verdict ||
+			!near(r.Old.Lo, w.Old.Lo) || !near(r.New.Hi, w.New.Hi) || r.Old.Scheme != w.Old.Scheme {
+			t.Errorf("--interval %q: %s %s: report %+v %+v, compare %+v %+v", interval, r.Metric, r.Stat, r.Old, r.Change, w.Old, w.Change)
 		}
-	}
-	if !strings.Contains(e.DifferencesNote, "itl_chunk") {
-		t.Errorf("differences note = %q", e.DifferencesNote)
 	}
 }
 

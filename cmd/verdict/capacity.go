@@ -197,8 +197,10 @@ func reportCapacity(cmd *cli.Command) (*analysis.CapacityOptions, error) {
 	if o.Limits, o.Goodput, err = analysis.ParseCapacitySLO(cmd.String("slo")); err != nil {
 		return nil, usage("--slo: %v", err)
 	}
-	if o.Interval, err = intervalOption(cmd); err != nil {
-		return nil, err
+	if cmd.String("interval") != "" { // else the capacity's default, block
+		if o.Interval, err = intervalOption(cmd); err != nil {
+			return nil, err
+		}
 	}
 	if ci := cmd.Float("ci"); ci > 0 && ci < 1 {
 		o.Confidence = ci

@@ -80,6 +80,10 @@ func TestReportCapacity(t *testing.T) {
 	if !strings.Contains(out, "Capacity under ttft:p99<=500ms") || !strings.Contains(out, "(--interval stationary)") {
 		t.Errorf("stdout lacks the capacity summary:\n%s", out)
 	}
+	// --interval applies to the run figures and differences too.
+	if !strings.Contains(out, "of the run figures and of the differences (--interval stationary): stationary bootstrap") {
+		t.Errorf("stdout does not say the run figures resample as stationary blocks:\n%s", out)
+	}
 	for _, c := range []struct{ path, want string }{{html, `id="capacity"`}, {html, "Throughput per GPU vs interactivity"}, {md, "Sweep of h100.bundle"}} {
 		data, err := os.ReadFile(c.path)
 		if err != nil || !strings.Contains(string(data), c.want) {

@@ -18,6 +18,7 @@ import (
 	"github.com/verdict-llm/verdict/render/html"
 	"github.com/verdict-llm/verdict/render/plot"
 	"github.com/verdict-llm/verdict/render/xlsx"
+	"github.com/verdict-llm/verdict/stats"
 	"github.com/verdict-llm/verdict/validate"
 )
 
@@ -45,8 +46,15 @@ the runs from --billing exports and --quote files, and writes:
 and prints the Summary, validation and cost tables in --format. With --slo
 the report adds the capacity section of verdict capacity (tables, its
 figures, a Capacity sheet): the largest load each bundle's sweep carries
-within the limits, with its interval (--interval), and the cost per 1M
-output tokens there from the --quote files.
+within the limits, with its interval, and the cost per 1M output tokens
+there from the --billing exports or the --quote files.
+
+--interval says how every interval resamples requests (see verdict stats
+--help): without it the run figures and the differences between runs
+treat requests as independent (BCa), as verdict stats and compare do, and
+the capacity section resamples blocks of neighbouring requests; --interval
+block, stationary or ess keeps neighbours together everywhere, --interval
+iid nowhere. The report's notes say which method every interval used.
 
 With --trend DATASET the report adds the trend section of verdict trend
 over that dataset (verdict export --dataset): per series a figure of
@@ -94,7 +102,7 @@ Examples:
 			&cli.Uint64Flag{Name: "seed", Value: def.Seed, Usage: "bootstrap seed"},
 			&cli.IntFlag{Name: "max-request-rows", Usage: "cap the workbook's Requests sheet at `N` rows (0: Excel's limit)"},
 			&cli.StringFlag{Name: "slo", Usage: "add the capacity section under these limits, e.g. `ttft:p99<=2s,tpot:p99<=50ms` (see verdict capacity --help)"},
-			&cli.StringFlag{Name: "interval", Value: string(analysis.DefaultCapacity.Interval), Usage: "how the capacity section's intervals resample requests: block, stationary, ess or iid"},
+			&cli.StringFlag{Name: "interval", Usage: "how every interval resamples requests: block, stationary, ess or iid (default: iid for the run figures and differences, block for the capacity section)"},
 			&cli.BoolFlag{Name: "force", Usage: "replace output files that exist (outputs inside an input are always refused)"},
 			&cli.StringFlag{Name: "format", Aliases: []string{"f"}, Value: "table", Usage: "output `FORMAT`: table, json or markdown"},
 			&cli.StringFlag{Name: "trend", Usage: "add the trend section of the history in `DATASET` (verdict export --dataset; see verdict trend --help)", TakesFile: true},
@@ -129,6 +137,12 @@ Examples:
 			if err != nil {
 				return err
 			}
+			var interval stats.Scheme
+			if cmd.String("interval") != "" {
+				if interval, err = intervalOption(cmd); err != nil {
+					return err
+				}
+			}
 			cs, err := costSettings(cmd)
 			if err != nil {
 				return err
@@ -141,7 +155,7 @@ Examples:
 				html: cmd.String("html"), markdown: cmd.String("markdown"), policy: cmd.String("policy"), noValidate: cmd.Bool("no-validate"),
 				maxRequestRows: cmd.Int("max-request-rows"),
 				opts: analysis.ReportOptions{Title: cmd.String("title"), VerdictVersion: verdictVersion(), Billing: cmd.StringSlice("billing"),
-					Quotes: cmd.StringSlice("quote"), Confidence: ci, Resamples: cmd.Int("resamples"), Seed: cmd.Uint64("seed"), Capacity: capOpts, Cost: cs,
+					Quotes: cmd.StringSlice("quote"), Confidence: ci, Resamples: cmd.Int("resamples"), Seed: cmd.Uint64("seed"), Interval: interval, Capacity: capOpts, Cost: cs,
 					TrendDataset: dataset, Trend: to}}
 			return writeReport(ctx, a, cmd.Root().Writer, cmd.Root().ErrWriter)
 		},
