@@ -50,20 +50,32 @@ func TestDeepJSON(t *testing.T) {
 	cases := []struct {
 		format, fixture string
 		lines           bool
+		// folder: the fixture is read within its folder (copied whole),
+		// as a tool that refuses the file alone needs.
+		folder bool
 	}{
-		{"vllm", "../vllm/testdata/serve_detailed.json", false},
-		{"vllm", "../vllm/testdata/sweep_summary.json", false},
-		{"genai-perf", "../genaiperf/testdata/artifacts/demo-8b-openai-chat-concurrency2/profile_export_genai_perf.json", false},
-		{"genai-perf", "../genaiperf/testdata/artifacts/demo-8b-openai-chat-concurrency2/profile_export.json", false},
-		{"aiperf", "../aiperf/testdata/artifacts/demo-8b-openai-chat-concurrency4/profile_export_aiperf.json", false},
-		{"aiperf", "../aiperf/testdata/artifacts/demo-8b-openai-chat-concurrency4/profile_export_aiperf_timeslices.json", false},
-		{"aiperf", "../aiperf/testdata/artifacts/demo-8b-openai-chat-concurrency4/gpu_telemetry_export.jsonl", true},
-		{"aiperf", "../aiperf/testdata/artifacts/demo-8b-openai-chat-concurrency4/profile_export.jsonl", true},
-		{"guidellm", "../guidellm/testdata/genC_complete.json", false},
-		{"guidellm", "../guidellm/testdata/gen0_v01.json", false},
-		{"llmperf", "../llmperf/testdata/demo_summary.json", false},
-		{"llmperf", "../llmperf/testdata/demo_individual_responses.json", false},
-		{"mlperf", "../mlperf/testdata/server_token_detail.txt", true},
+		{"vllm", "../vllm/testdata/serve_detailed.json", false, false},
+		{"vllm", "../vllm/testdata/sweep_summary.json", false, false},
+		{"genai-perf", "../genaiperf/testdata/artifacts/demo-8b-openai-chat-concurrency2/profile_export_genai_perf.json", false, false},
+		{"genai-perf", "../genaiperf/testdata/artifacts/demo-8b-openai-chat-concurrency2/profile_export.json", false, false},
+		{"aiperf", "../aiperf/testdata/artifacts/demo-8b-openai-chat-concurrency4/profile_export_aiperf.json", false, false},
+		{"aiperf", "../aiperf/testdata/artifacts/demo-8b-openai-chat-concurrency4/profile_export_aiperf_timeslices.json", false, false},
+		{"aiperf", "../aiperf/testdata/artifacts/demo-8b-openai-chat-concurrency4/gpu_telemetry_export.jsonl", true, false},
+		{"aiperf", "../aiperf/testdata/artifacts/demo-8b-openai-chat-concurrency4/profile_export.jsonl", true, false},
+		{"guidellm", "../guidellm/testdata/genC_complete.json", false, false},
+		{"guidellm", "../guidellm/testdata/gen0_v01.json", false, false},
+		{"llmperf", "../llmperf/testdata/demo_summary.json", false, false},
+		{"llmperf", "../llmperf/testdata/demo_individual_responses.json", false, false},
+		{"mlperf", "../mlperf/testdata/server_token_detail.txt", true, false},
+		{"genai-bench", "../genaibench/testdata/experiment/N480_240_300_150_text-to-text_num_concurrency_4_time_60s.json", false, false},
+		{"genai-bench", "../genaibench/testdata/experiment/experiment_metadata.json", false, true},
+		{"inference-perf", "../inferenceperf/testdata/report/stage_0_lifecycle_metrics.json", false, false},
+		{"inference-perf", "../inferenceperf/testdata/report/per_request_lifecycle_metrics.json", false, false},
+		{"inference-perf", "../inferenceperf/testdata/report/summary_lifecycle_metrics.json", false, false},
+		{"inference-perf", "../inferenceperf/testdata/summary_prometheus_metrics.json", false, false},
+		{"llmd-br", "../llmdbr/testdata/v0.2_vllm-benchmark.json", false, false},
+		{"mlperf-endpoints", "../mlperfendpoints/testdata/result_summary_native_window.json", false, false},
+		{"mlperf-endpoints", "../mlperfendpoints/testdata/report/performance/result_summary.json", false, false},
 	}
 	for _, c := range cases {
 		t.Run(c.format+"/"+filepath.Base(c.fixture), func(t *testing.T) {
@@ -73,12 +85,21 @@ func TestDeepJSON(t *testing.T) {
 			}
 			dir := t.TempDir()
 			in := filepath.Join(dir, filepath.Base(c.fixture))
+			input := in
+			if c.folder {
+				input = filepath.Join(dir, "in")
+				in = filepath.Join(input, filepath.Base(c.fixture))
+				if err := os.CopyFS(input, os.DirFS(filepath.Dir(c.fixture))); err != nil {
+					t.Fatal(err)
+				}
+				os.Chmod(in, 0o644)
+			}
 			if err := os.WriteFile(in, deepen(t, data, c.lines, deepLevels), 0o644); err != nil {
 				t.Fatal(err)
 			}
 			for _, format := range []string{"", c.format} {
 				dest := filepath.Join(dir, "out.bundle")
-				sum, err := ingest.ToBundle(context.Background(), []string{in}, dest, ingest.Options{Formats: all.Formats(), Format: format})
+				sum, err := ingest.ToBundle(context.Background(), []string{input}, dest, ingest.Options{Formats: all.Formats(), Format: format})
 				if c.lines {
 					// A line record is one row: it is rejected, with the
 					// limit as its reason, and the other lines are read.
