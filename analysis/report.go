@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/verdict-llm/verdict/internal/spill"
 	"github.com/verdict-llm/verdict/schemas"
@@ -483,44 +484,64 @@ func (o ReportOptions) estimateOptions() EstimateOptions {
 // of SeriesMetrics (the progress of the statistics phase).
 func (r *ReportRun) computeStats(sr *Observations, o ReportOptions, step func(int)) error {
 	so := o.estimateOptions()
-	for _, id := range SeriesMetrics {
+	// The metrics are computed side by side (eachParallel), then kept in
+	// SeriesMetrics' order.
+	type result struct {
+		ms       MetricStats
+		xs, qs   []float64
+		ordered  []float64
+		inMemory bool
+		err      error
+	}
+	res := make([]result, len(SeriesMetrics))
+	var mu sync.Mutex
+	eachParallel(len(SeriesMetrics), func(i int) int { return sr.Len(SeriesMetrics[i]) }, func(i int) {
+		defer func() { mu.Lock(); step(1); mu.Unlock() }()
+		id, x := SeriesMetrics[i], &res[i]
 		f := sr.Series[id]
 		if f == nil || f.Len() == 0 {
-			step(1)
+			return
+		}
+		x.xs, x.inMemory = f.Values()
+		if x.inMemory && dependent(so.Interval) {
+			// The differences resample the series in dispatch order.
+			x.ordered = slices.Clone(x.xs)
+		}
+		if x.ms, x.err = BoundedEstimate(id, f, so); x.err != nil || x.inMemory { // sorts xs when in memory
+			return
+		}
+		grid := make([]float64, seriesGrid)
+		for k := range grid {
+			grid[k] = float64(k) / float64(seriesGrid-1)
+		}
+		x.qs, x.err = f.Quantiles(grid, stats.Linear)
+	})
+	for i, id := range SeriesMetrics {
+		x := res[i]
+		if x.err != nil {
+			return x.err
+		}
+		f := sr.Series[id]
+		if f == nil || f.Len() == 0 {
 			continue
 		}
-		xs, inMemory := f.Values()
-		if inMemory && dependent(so.Interval) {
-			// The differences resample the series in dispatch order.
-			r.ordered[id] = slices.Clone(xs)
+		if x.ordered != nil {
+			r.ordered[id] = x.ordered
 		}
-		ms, err := BoundedEstimate(id, f, so) // sorts xs when in memory
-		if err != nil {
-			return err
-		}
-		if inMemory {
-			r.Series[id] = xs
+		if x.inMemory {
+			r.Series[id] = x.xs
 		} else {
-			grid := make([]float64, seriesGrid)
-			for k := range grid {
-				grid[k] = float64(k) / float64(seriesGrid-1)
-			}
-			qs, err := f.Quantiles(grid, stats.Linear)
-			if err != nil {
-				return err
-			}
-			r.Series[id] = qs
+			r.Series[id] = x.qs
 			r.SeriesN[id] = int(f.Len())
 			r.note(fmt.Sprintf("%s: the plots draw %d quantiles of its %d values", id, seriesGrid, f.Len()))
 		}
-		for _, w := range ms.Warnings {
+		for _, w := range x.ms.Warnings {
 			r.note(string(id) + ": " + w)
 		}
-		r.Stats[id] = ms
+		r.Stats[id] = x.ms
 		if id == schemas.ITLChunk && so.Confidence > 0 && r.SeriesN[id] == 0 {
 			r.note("ITL intervals resample chunk gaps as if independent; gaps of one request are correlated, so the true intervals are wider")
 		}
-		step(1)
 	}
 	out, in := sr.Series[schemas.OutputTokens], sr.Series[schemas.InputTokens]
 	if out != nil && out.Len() > 0 {
