@@ -178,8 +178,9 @@ func WriteTo(ctx context.Context, w io.Writer, rep *analysis.Report, o Options) 
 // report's CPU at the standard library's default level).
 const deflateLevel = flate.BestSpeed
 
-// fastDeflate compresses the workbook's parts at deflateLevel.
-func fastDeflate(w io.Writer) (io.WriteCloser, error) { return flate.NewWriter(w, deflateLevel) }
+// fastDeflate compresses the workbook's parts at deflateLevel, in blocks
+// on every core (parallelDeflate).
+func fastDeflate(w io.Writer) (io.WriteCloser, error) { return newParallelDeflate(w, deflateLevel), nil }
 
 // book is a workbook being written.
 type book struct {
