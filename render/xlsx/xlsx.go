@@ -180,7 +180,9 @@ const deflateLevel = flate.BestSpeed
 
 // fastDeflate compresses the workbook's parts at deflateLevel, in blocks
 // on every core (parallelDeflate).
-func fastDeflate(w io.Writer) (io.WriteCloser, error) { return newParallelDeflate(w, deflateLevel), nil }
+func fastDeflate(w io.Writer) (io.WriteCloser, error) {
+	return newParallelDeflate(w, deflateLevel), nil
+}
 
 // book is a workbook being written.
 type book struct {
