@@ -64,6 +64,11 @@ type ReportOptions struct {
 	// (why: "not asked for", or the validator's error) when given.
 	Validation     *ReportValidation
 	ValidationNote string
+	// ValidateWith, when set, validates the runs alongside the reading of
+	// their requests (validation reads the bundles too, so on two cores
+	// the two overlap) and gives Validation, or on failure
+	// ValidationNote "the validator failed: ERR".
+	ValidateWith func(context.Context) (*ReportValidation, error)
 	// Capacity, when set, adds the capacity section (verdict report
 	// --slo): Capacity over the same bundles, priced with Quotes.
 	Capacity *CapacityOptions
@@ -313,65 +318,27 @@ func LoadReport(ctx context.Context, dirs []string, o ReportOptions) (*Report, e
 	}
 	rep := &Report{Title: o.Title, VerdictVersion: o.VerdictVersion, Validation: o.Validation, ValidationNote: o.ValidationNote,
 		Confidence: o.Confidence, Resamples: o.Resamples, Seed: o.Seed, Definitions: map[schemas.MetricID]schemas.MetricDef{}}
-	for _, dir := range dirs {
-		b, err := Open(dir)
-		if err != nil {
-			return nil, err
-		}
-		rep.Bundles = append(rep.Bundles, ReportBundle{Path: dir, Manifest: b.Manifest})
-		// Series are held with bounded memory: in memory up to about a
-		// million values (with bootstrap intervals), on disk beyond (exact
-		// percentiles, no intervals).
-		runs, err := Observe(ctx, b, ObserveOptions{Metrics: []schemas.MetricID{schemas.TTFT, schemas.TPOT, schemas.ITLChunk, schemas.E2E, schemas.InputTokens, schemas.OutputTokens}, Bounded: true})
-		if err != nil {
-			for _, r := range runs {
-				r.Close()
-			}
-			return nil, err
-		}
-		metrics, err := b.Metrics(ctx)
-		if err != nil {
-			return nil, err
-		}
-		smp, err := b.Samples(ctx)
-		if err != nil {
-			return nil, err
-		}
-		step := func(int) {}
-		if o.Progress != nil && len(runs) > 0 {
-			total := len(runs) * len(SeriesMetrics)
-			update := o.Progress.Stats(dir, total)
-			done := 0
-			step = func(n int) {
-				done += n
-				update(done, done >= total)
-			}
-			defer func() {
-				if done < total {
-					update(done, true)
-				}
-			}()
-		}
-		for _, sr := range runs {
-			r := &ReportRun{Bundle: dir, Run: sr.Run, RequestRows: sr.RequestRows, Platform: platformOf(dir, sr.Run),
-				Series: map[schemas.MetricID][]float64{}, SeriesN: map[schemas.MetricID]int{}, ordered: map[schemas.MetricID][]float64{}, Stats: map[schemas.MetricID]MetricStats{}, Throughput: map[schemas.MetricID]Estimate{}}
-			for _, m := range metrics {
-				if m.RunID == r.Run.ID && m.Dimension == "" {
-					r.Metrics = append(r.Metrics, m)
-				}
-			}
-			for _, s := range smp {
-				if s.RunID == r.Run.ID || (s.RunID == "" && len(runs) == 1) {
-					r.Samples = append(r.Samples, s)
-				}
-			}
-			err := r.computeStats(sr, o, step)
-			sr.Close()
+	if o.ValidateWith != nil {
+		validated := make(chan struct{})
+		go func() {
+			defer close(validated)
+			v, err := o.ValidateWith(ctx)
 			if err != nil {
-				return nil, err
+				rep.ValidationNote = "the validator failed: " + err.Error()
+				return
 			}
-			rep.Runs = append(rep.Runs, r)
+			rep.Validation = v
+		}()
+		// Nothing reads the validation before the runs are read; an
+		// early return waits for it too, so no work outlives the call.
+		wait := sync.OnceFunc(func() { <-validated })
+		defer wait()
+		if err := loadReportRuns(ctx, rep, dirs, o); err != nil {
+			return nil, err
 		}
+		wait()
+	} else if err := loadReportRuns(ctx, rep, dirs, o); err != nil {
+		return nil, err
 	}
 	nameRuns(rep.Runs)
 	for _, r := range rep.Runs {
@@ -465,6 +432,72 @@ func (r *ReportRun) note(s string) {
 // dependent reports whether a scheme resamples neighbouring requests
 // together, and so reads a series in dispatch order.
 func dependent(sc stats.Scheme) bool { return sc != "" && sc != stats.SchemeIID }
+
+// loadReportRuns reads every run of the bundles with its metrics, samples
+// and statistics into rep.
+func loadReportRuns(ctx context.Context, rep *Report, dirs []string, o ReportOptions) error {
+	for _, dir := range dirs {
+		b, err := Open(dir)
+		if err != nil {
+			return err
+		}
+		rep.Bundles = append(rep.Bundles, ReportBundle{Path: dir, Manifest: b.Manifest})
+		// Series are held with bounded memory: in memory up to about a
+		// million values (with bootstrap intervals), on disk beyond (exact
+		// percentiles, no intervals).
+		runs, err := Observe(ctx, b, ObserveOptions{Metrics: []schemas.MetricID{schemas.TTFT, schemas.TPOT, schemas.ITLChunk, schemas.E2E, schemas.InputTokens, schemas.OutputTokens}, Bounded: true})
+		if err != nil {
+			for _, r := range runs {
+				r.Close()
+			}
+			return err
+		}
+		metrics, err := b.Metrics(ctx)
+		if err != nil {
+			return err
+		}
+		smp, err := b.Samples(ctx)
+		if err != nil {
+			return err
+		}
+		step := func(int) {}
+		if o.Progress != nil && len(runs) > 0 {
+			total := len(runs) * len(SeriesMetrics)
+			update := o.Progress.Stats(dir, total)
+			done := 0
+			step = func(n int) {
+				done += n
+				update(done, done >= total)
+			}
+			defer func() {
+				if done < total {
+					update(done, true)
+				}
+			}()
+		}
+		for _, sr := range runs {
+			r := &ReportRun{Bundle: dir, Run: sr.Run, RequestRows: sr.RequestRows, Platform: platformOf(dir, sr.Run),
+				Series: map[schemas.MetricID][]float64{}, SeriesN: map[schemas.MetricID]int{}, ordered: map[schemas.MetricID][]float64{}, Stats: map[schemas.MetricID]MetricStats{}, Throughput: map[schemas.MetricID]Estimate{}}
+			for _, m := range metrics {
+				if m.RunID == r.Run.ID && m.Dimension == "" {
+					r.Metrics = append(r.Metrics, m)
+				}
+			}
+			for _, s := range smp {
+				if s.RunID == r.Run.ID || (s.RunID == "" && len(runs) == 1) {
+					r.Samples = append(r.Samples, s)
+				}
+			}
+			err := r.computeStats(sr, o, step)
+			sr.Close()
+			if err != nil {
+				return err
+			}
+			rep.Runs = append(rep.Runs, r)
+		}
+	}
+	return nil
+}
 
 func (o ReportOptions) estimateOptions() EstimateOptions {
 	eo := DefaultStats.EstimateOptions

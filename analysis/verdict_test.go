@@ -2,6 +2,7 @@ package analysis_test
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 
@@ -159,5 +160,36 @@ func TestVerdictUnavailable(t *testing.T) {
 	v = rep.Verdict
 	if len(v.Entries) != 1 || v.Entries[0].Pair || v.Entries[0].Verdict != analysis.VerdictValid || !strings.HasPrefix(v.Headline, "Nothing compared") {
 		t.Fatalf("verdict = %+v", v)
+	}
+}
+
+// TestReportValidateWith: validation given as a function runs alongside
+// the reading of the runs and ends as if it had been given: its result
+// is the report's validation, its failure the report's note.
+func TestReportValidateWith(t *testing.T) {
+	ctx := context.Background()
+	dirs := demoBundles(t, t.TempDir())
+	want := reportWithValidation(t, dirs)
+	got, err := analysis.LoadReport(ctx, dirs, analysis.ReportOptions{Resamples: 2000, ValidateWith: func(ctx context.Context) (*analysis.ReportValidation, error) {
+		v, err := analysis.Validate(ctx, dirs, validate.Options{Compare: true})
+		if err != nil {
+			return nil, err
+		}
+		return analysis.ValidationOf(v), nil
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Validation == nil || got.Verdict.Headline != want.Verdict.Headline || len(got.Verdict.Entries[0].Differences) != len(want.Verdict.Entries[0].Differences) {
+		t.Errorf("verdict %q, want %q", got.Verdict.Headline, want.Verdict.Headline)
+	}
+	failed, err := analysis.LoadReport(ctx, dirs, analysis.ReportOptions{Resamples: 200, ValidateWith: func(context.Context) (*analysis.ReportValidation, error) {
+		return nil, errors.New("policy engine down")
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if failed.Validation != nil || failed.ValidationNote != "the validator failed: policy engine down" || !strings.Contains(failed.ValidationText(), "policy engine down") {
+		t.Errorf("validation %v, note %q", failed.Validation, failed.ValidationNote)
 	}
 }

@@ -820,7 +820,7 @@ func (b *Bundle) fileRecords(ctx context.Context, path string, columns []string,
 		return fmt.Errorf("open %s: %w", path, err)
 	}
 	defer rdr.Close()
-	fr, err := pqarrow.NewFileReader(rdr, pqarrow.ArrowReadProperties{BatchSize: 1 << 16, Parallel: true}, b.mem)
+	fr, err := pqarrow.NewFileReader(rdr, pqarrow.ArrowReadProperties{BatchSize: 1 << 16}, b.mem)
 	if err != nil {
 		return fmt.Errorf("read %s: %w", path, err)
 	}

@@ -193,12 +193,13 @@ func writeReport(ctx context.Context, a reportArgs, stdout, stderr io.Writer) er
 			}
 			opts.Policy = &p
 		}
-		v, err := analysis.Validate(ctx, a.bundles, opts)
-		if err != nil {
-			fmt.Fprintf(stderr, "warning: validation not available: %v\n", err)
-			a.opts.ValidationNote = "the validator failed: " + err.Error()
-		} else {
-			a.opts.Validation = analysis.ValidationOf(v)
+		// Validation runs alongside the reading of the runs.
+		a.opts.ValidateWith = func(ctx context.Context) (*analysis.ReportValidation, error) {
+			v, err := analysis.Validate(ctx, a.bundles, opts)
+			if err != nil {
+				return nil, err
+			}
+			return analysis.ValidationOf(v), nil
 		}
 	}
 	var bars *statsBars
@@ -215,6 +216,9 @@ func writeReport(ctx context.Context, a reportArgs, stdout, stderr io.Writer) er
 	}
 	if err != nil {
 		return err
+	}
+	if why, failed := strings.CutPrefix(rep.ValidationNote, "the validator failed: "); failed && rep.Validation == nil {
+		fmt.Fprintf(stderr, "warning: validation not available: %s\n", why)
 	}
 	var figs, trendFigs []plot.Figure
 	var skipped, ts []string
