@@ -111,7 +111,9 @@ func ParseDCGM(r io.Reader, at time.Time) (*DCGMScrape, error) {
 			order = append(order, key)
 		}
 		if ts != nil {
-			d.s.Time = time.UnixMilli(*ts).UTC()
+			if t := time.UnixMilli(*ts).UTC(); schemas.Representable(t) {
+				d.s.Time = t
+			}
 		}
 		if value >= int64Blank || (value >= fp64Blank && value <= fp64Blank+3) || math.IsNaN(value) || math.IsInf(value, 0) || value < 0 {
 			continue // blank, not supported, or nonsense: unknown

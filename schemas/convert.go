@@ -3,6 +3,7 @@ package schemas
 import (
 	"fmt"
 	"maps"
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -55,6 +56,30 @@ func appendStrList(b array.Builder, xs []string) {
 	for _, x := range xs {
 		vb.Append(x)
 	}
+}
+
+// Earliest and Latest bound the times a bundle can hold: its timestamps
+// are nanoseconds since 1970 in an int64 (Arrow and Parquet's
+// TIMESTAMP(NANOS)), about the years 1678 to 2262. A reader turns a time
+// outside them (a corrupt or misread Unix time) into a rejection, never
+// into an overflowed timestamp.
+var (
+	Earliest = time.Unix(0, math.MinInt64).UTC()
+	Latest   = time.Unix(0, math.MaxInt64).UTC()
+)
+
+// Representable reports whether t lies within Earliest and Latest.
+func Representable(t time.Time) bool { return !t.Before(Earliest) && !t.After(Latest) }
+
+// UnixSeconds is the time of v Unix seconds, when it is finite and
+// representable.
+func UnixSeconds(v float64) (time.Time, bool) {
+	if math.IsNaN(v) || v < float64(Earliest.Unix()) || v > float64(Latest.Unix()) {
+		return time.Time{}, false
+	}
+	sec, frac := math.Modf(v)
+	t := time.Unix(int64(sec), int64(math.Round(frac*1e9))).UTC()
+	return t, Representable(t)
 }
 
 func appendTime(b array.Builder, o Opt[time.Time]) {

@@ -185,8 +185,11 @@ func unixTime(n *node) schemas.Opt[time.Time] {
 	if !ok || err != nil || !(v > 0) || math.IsInf(v, 0) {
 		return schemas.Opt[time.Time]{}
 	}
-	sec, frac := math.Modf(v)
-	return schemas.Some(time.Unix(int64(sec), int64(math.Round(frac*1e9))).UTC())
+	t, ok := schemas.UnixSeconds(v)
+	if !ok {
+		return schemas.Opt[time.Time]{}
+	}
+	return schemas.Some(t)
 }
 
 // readModern reads a benchmark of generations A to D.

@@ -123,8 +123,7 @@ func epoch(n *jtree.Node) (time.Time, bool) {
 	if !ok || math.IsNaN(v) || math.IsInf(v, 0) || v <= 0 {
 		return time.Time{}, false
 	}
-	sec, frac := math.Modf(v)
-	return time.Unix(int64(sec), int64(math.Round(frac*1e9))).UTC(), true
+	return schemas.UnixSeconds(v)
 }
 
 // unknownKeys warns about members of n not in known: BR 0.2 forbids extra

@@ -290,19 +290,13 @@ func (rd *reader) history(ctx context.Context) error {
 	return rd.historyEnd(entries, order)
 }
 
-// maxUnixSecond is the last second of the year 9999, the latest time RFC
-// 3339 can write (and with it JSON and the bundle's manifest): a history
-// Timestamp is Unix seconds (int(time.time()) in Locust's stats writer),
-// so anything later is not one.
-const maxUnixSecond = 253402300799
-
 // historyRow reads one history row and returns its entry, or nil when the
 // row was rejected.
 func (rd *reader) historyRow(rw row, entries map[string]*histEntry, order *[]string) (*histEntry, error) {
 	h := rd.t.h
 	ts, ok, why := rd.count(rw, colTS)
-	if ok && ts > maxUnixSecond {
-		ok, why = false, fmt.Sprintf("Unix time %d is after the year 9999", ts)
+	if ok && !schemas.Representable(time.Unix(ts, 0)) {
+		ok, why = false, fmt.Sprintf("Unix time %d is after %d, the latest a bundle can hold", ts, schemas.Latest.Year())
 	}
 	if !ok {
 		rd.reject(rw, h.col[colTS], schemas.TableMetrics, "Timestamp", why)
