@@ -540,14 +540,13 @@ func Cost(ctx context.Context, dirs []string, o CostOptions) (*CostResult, error
 // with billing files given, when the run names no resource a row could
 // match.
 func billWindow(run schemas.Run, tz *time.Location, billing bool) (start, end time.Time, note string, fromDate bool, why string) {
-	switch s, e, dnote, dwhy := DateWindow(run, tz); {
-	case run.WindowStart.OK && run.WindowEnd.OK:
+	if run.WindowStart.OK && run.WindowEnd.OK {
 		start, end = run.WindowStart.V, run.WindowEnd.V
 		note = "run window " + start.UTC().Format(time.RFC3339Nano) + " to " + end.UTC().Format(time.RFC3339Nano)
-	case dwhy == "":
-		start, end, note, fromDate = s, e, dnote, true
-	default:
-		why, note = dwhy, dwhy+", so no bill can be joined to it"
+	} else if start, end, note, why = DateWindow(run, tz); why == "" {
+		fromDate = true
+	} else {
+		note = why + ", so no bill can be joined to it"
 	}
 	if len(run.SUT.ResourceIDs) == 0 && billing {
 		note += "; no resource IDs in its inventory (cloud.resource_ids), so no bill row can match it"
