@@ -148,20 +148,20 @@ type BundleWriter struct {
 
 	// Metrics are streamed like requests: a history of a million rows
 	// makes millions of metric rows.
-	metWriter  *pqarrow.FileWriter
+	metWriter  *batchWriter
 	metBuilder *array.RecordBuilder
 	metRows    int64
 	metPending int
 	err        error // the first error of a method that returns none
 
 	reqFile    *os.File
-	reqWriter  *pqarrow.FileWriter
+	reqWriter  *batchWriter
 	reqBuilder *array.RecordBuilder
 	reqApp     *RequestAppender
 	reqRows    int64
 	pending    int
 
-	smpWriter  *pqarrow.FileWriter
+	smpWriter  *batchWriter
 	smpBuilder *array.RecordBuilder
 	smpApp     *SampleAppender
 	smpRows    int64
@@ -180,6 +180,7 @@ type BundleWriter struct {
 type tableWriter struct {
 	schema *arrow.Schema
 	w      *pqarrow.FileWriter
+	file   io.Closer
 	rows   int64
 }
 
@@ -319,18 +320,34 @@ func writerProps(mem memory.Allocator, rowGroup int, schema *arrow.Schema) (*par
 	return props, pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema(), pqarrow.WithAllocator(mem))
 }
 
-func (w *BundleWriter) newParquet(name string, schema *arrow.Schema) (*pqarrow.FileWriter, error) {
+// newParquet creates a table's Parquet file in the temporary directory;
+// close it with closeParquet.
+func (w *BundleWriter) newParquet(name string, schema *arrow.Schema) (*pqarrow.FileWriter, io.Closer, error) {
 	f, err := os.Create(filepath.Join(w.tmp, name+".parquet"))
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	props, aprops := writerProps(w.mem, w.opts.BatchRows, schema)
 	fw, err := pqarrow.NewFileWriter(schema, f, props, aprops)
 	if err != nil {
 		f.Close()
-		return nil, err
+		return nil, nil, err
 	}
-	return fw, nil
+	return fw, f, nil
+}
+
+// closeParquet closes a Parquet writer and its file. pqarrow closes the
+// file itself only on success: a failed Write closes the writer but not
+// its sink, and so does a failed last row group in Close (arrow-go
+// v18.8.0, FileWriter.Write and Close), which would leave the file open
+// after Abort removed it; the file is therefore closed here in any case,
+// a second close being harmless.
+func closeParquet(fw *pqarrow.FileWriter, file io.Closer) error {
+	err := fw.Close()
+	if ferr := file.Close(); err == nil && ferr != nil && !errors.Is(ferr, os.ErrClosed) {
+		err = ferr
+	}
+	return err
 }
 
 // AddRun adds a run.
@@ -343,12 +360,12 @@ func (w *BundleWriter) AddMetric(m Metric) {
 		return
 	}
 	if w.metWriter == nil {
-		fw, err := w.newParquet(TableMetrics, metricsSchema)
+		fw, f, err := w.newParquet(TableMetrics, metricsSchema)
 		if err != nil {
 			w.err = err
 			return
 		}
-		w.metWriter, w.metBuilder = fw, array.NewRecordBuilder(w.mem, metricsSchema)
+		w.metWriter, w.metBuilder = newBatchWriter(TableMetrics, fw, f), array.NewRecordBuilder(w.mem, metricsSchema)
 	}
 	AppendMetric(w.metBuilder, &m)
 	w.metPending++
@@ -358,18 +375,17 @@ func (w *BundleWriter) AddMetric(m Metric) {
 }
 
 func (w *BundleWriter) flushMetrics() error {
-	return flushBatch(TableMetrics, w.metBuilder, w.metWriter, &w.metPending, &w.metRows)
+	return flushBatch(w.metBuilder, w.metWriter, &w.metPending, &w.metRows)
 }
 
 // flushBatch writes the pending rows of a streamed table as one batch.
-func flushBatch(table string, b *array.RecordBuilder, fw *pqarrow.FileWriter, pending *int, rows *int64) error {
+// The batch is written on bw's goroutine.
+func flushBatch(b *array.RecordBuilder, bw *batchWriter, pending *int, rows *int64) error {
 	if *pending == 0 {
 		return nil
 	}
-	rec := b.NewRecordBatch()
-	defer rec.Release()
-	if err := fw.Write(rec); err != nil {
-		return fmt.Errorf("writing %s: %w", table, err)
+	if err := bw.write(b.NewRecordBatch()); err != nil {
+		return err
 	}
 	*rows += int64(*pending)
 	*pending = 0
@@ -390,12 +406,9 @@ func (w *BundleWriter) closeMetrics() error {
 	}
 	w.metBuilder.Release()
 	w.metBuilder = nil
-	err := w.metWriter.Close()
+	bw := w.metWriter
 	w.metWriter = nil
-	if err != nil {
-		return fmt.Errorf("closing metrics: %w", err)
-	}
-	return nil
+	return bw.close()
 }
 
 // AddRequest appends a request. r is copied; the caller may reuse it.
@@ -414,29 +427,29 @@ func (w *BundleWriter) AddRequest(r *Request) error {
 }
 
 func (w *BundleWriter) openRequests() error {
-	fw, err := w.newParquet(TableRequests, requestsSchema)
+	fw, f, err := w.newParquet(TableRequests, requestsSchema)
 	if err != nil {
 		return err
 	}
-	w.reqWriter = fw
+	w.reqWriter = newBatchWriter(TableRequests, fw, f)
 	w.reqBuilder = array.NewRecordBuilder(w.mem, requestsSchema)
 	w.reqApp = NewRequestAppender(w.reqBuilder)
 	return nil
 }
 
 func (w *BundleWriter) flushRequests() error {
-	return flushBatch(TableRequests, w.reqBuilder, w.reqWriter, &w.pending, &w.reqRows)
+	return flushBatch(w.reqBuilder, w.reqWriter, &w.pending, &w.reqRows)
 }
 
 // AddSample appends a resource sample. s is copied; the caller may reuse
 // it. The samples table is written only when a sample was added.
 func (w *BundleWriter) AddSample(s *Sample) error {
 	if w.smpWriter == nil {
-		fw, err := w.newParquet(TableSamples, samplesSchema)
+		fw, f, err := w.newParquet(TableSamples, samplesSchema)
 		if err != nil {
 			return err
 		}
-		w.smpWriter = fw
+		w.smpWriter = newBatchWriter(TableSamples, fw, f)
 		w.smpBuilder = array.NewRecordBuilder(w.mem, samplesSchema)
 		w.smpApp = NewSampleAppender(w.smpBuilder)
 	}
@@ -449,7 +462,7 @@ func (w *BundleWriter) AddSample(s *Sample) error {
 }
 
 func (w *BundleWriter) flushSamples() error {
-	return flushBatch(TableSamples, w.smpBuilder, w.smpWriter, &w.smpPending, &w.smpRows)
+	return flushBatch(w.smpBuilder, w.smpWriter, &w.smpPending, &w.smpRows)
 }
 
 // WriteRecords streams a record batch of an extra table (for example
@@ -462,11 +475,11 @@ func (w *BundleWriter) WriteRecords(table string, rec arrow.RecordBatch) error {
 	}
 	tw := w.extra[table]
 	if tw == nil {
-		fw, err := w.newParquet(table, rec.Schema())
+		fw, f, err := w.newParquet(table, rec.Schema())
 		if err != nil {
 			return err
 		}
-		tw = &tableWriter{schema: rec.Schema(), w: fw}
+		tw = &tableWriter{schema: rec.Schema(), w: fw, file: f}
 		w.extra[table] = tw
 	}
 	if err := tw.w.Write(rec); err != nil {
@@ -501,10 +514,12 @@ func (w *BundleWriter) Commit(m Manifest) (err error) {
 		return err
 	}
 	w.reqBuilder.Release()
-	if err := w.reqWriter.Close(); err != nil { // also closes the file
-		return fmt.Errorf("closing requests: %w", err)
-	}
+	w.reqBuilder = nil
+	bw := w.reqWriter
 	w.reqWriter = nil
+	if err := bw.close(); err != nil {
+		return err
+	}
 	if err := w.closeMetrics(); err != nil {
 		return err
 	}
@@ -520,15 +535,16 @@ func (w *BundleWriter) Commit(m Manifest) (err error) {
 		}
 		w.smpBuilder.Release()
 		w.smpBuilder = nil
-		if err := w.smpWriter.Close(); err != nil {
-			return fmt.Errorf("closing samples: %w", err)
-		}
+		bw := w.smpWriter
 		w.smpWriter = nil
+		if err := bw.close(); err != nil {
+			return err
+		}
 		m.Tables = append(m.Tables, TableFile{TableSamples, TableSamples + ".parquet", w.smpRows})
 	}
 	for _, name := range sortedKeys(w.extra) {
 		tw := w.extra[name]
-		if err := tw.w.Close(); err != nil {
+		if err := closeParquet(tw.w, tw.file); err != nil {
 			return fmt.Errorf("closing %s: %w", name, err)
 		}
 		m.Tables = append(m.Tables, TableFile{name, name + ".parquet", tw.rows})
@@ -559,17 +575,17 @@ func (w *BundleWriter) Commit(m Manifest) (err error) {
 
 func (w *BundleWriter) writeSmall(name string, rec arrow.RecordBatch) error {
 	defer rec.Release()
-	fw, err := w.newParquet(name, rec.Schema())
+	fw, f, err := w.newParquet(name, rec.Schema())
 	if err != nil {
 		return err
 	}
 	if rec.NumRows() > 0 {
 		if err := fw.Write(rec); err != nil {
-			fw.Close()
+			closeParquet(fw, f)
 			return fmt.Errorf("writing %s: %w", name, err)
 		}
 	}
-	return fw.Close()
+	return closeParquet(fw, f)
 }
 
 // moveIntoPlace renames the temporary directory to the destination. An
@@ -625,25 +641,25 @@ func (w *BundleWriter) Abort() {
 	}
 	w.done = true
 	if w.reqWriter != nil {
-		_ = w.reqWriter.Close()
+		_ = w.reqWriter.close()
 	}
 	if w.reqBuilder != nil {
 		w.reqBuilder.Release()
 	}
 	if w.smpWriter != nil {
-		_ = w.smpWriter.Close()
+		_ = w.smpWriter.close()
 	}
 	if w.smpBuilder != nil {
 		w.smpBuilder.Release()
 	}
 	if w.metWriter != nil {
-		_ = w.metWriter.Close()
+		_ = w.metWriter.close()
 	}
 	if w.metBuilder != nil {
 		w.metBuilder.Release()
 	}
 	for _, tw := range w.extra {
-		_ = tw.w.Close()
+		_ = closeParquet(tw.w, tw.file)
 	}
 	_ = os.RemoveAll(w.tmp)
 	w.lock.Unlock()
