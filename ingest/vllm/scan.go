@@ -235,6 +235,10 @@ func (c *cursor) floats(open jsonscan.Token) (xs []float64, bad *jsonscan.Token,
 		b := open
 		return nil, &b, c.sc.Skip(open)
 	}
+	if xs, ok := c.sc.Numbers(xs); ok {
+		c.buf = xs
+		return xs, nil, nil
+	}
 	for {
 		tok, err := c.sc.Next()
 		if err != nil {
