@@ -24,7 +24,7 @@ func TestSortFloats(t *testing.T) {
 		"integers": func(int) float64 { return float64(r.IntN(300)) },
 	}
 	for name, f := range gen {
-		for _, n := range []int{0, 1, 7, radixMin - 1, radixMin, 100_003} {
+		for _, n := range []int{0, 1, 7, radixMin - 1, radixMin, 100_003, 2*radixParallelMin + 5} {
 			xs := make([]float64, n)
 			for i := range xs {
 				xs[i] = f(i)
@@ -33,6 +33,29 @@ func TestSortFloats(t *testing.T) {
 			slices.Sort(want)
 			got := slices.Clone(xs)
 			SortFloats(got)
+			if n > 1 && n < 200_000 {
+				// Every split between workers sorts as one worker does.
+				var one []float64
+				for _, w := range []int{1, 2, 3, 7} {
+					par := slices.Clone(xs)
+					nan := 0
+					for i, x := range par {
+						if x != x {
+							par[i], par[nan] = par[nan], x
+							nan++
+						}
+					}
+					radixSortWorkers(par[nan:], w)
+					if w == 1 {
+						one = par
+					}
+					for i := range par {
+						if math.Float64bits(par[i]) != math.Float64bits(one[i]) && !(par[i] != par[i] && one[i] != one[i]) {
+							t.Fatalf("%s n=%d, %d workers: [%d] = %v, one worker gives %v", name, n, w, i, par[i], one[i])
+						}
+					}
+				}
+			}
 			for i := range want {
 				w, g := want[i], got[i]
 				same := w == g || (w != w && g != g)
