@@ -141,16 +141,25 @@ func Compare(ctx context.Context, oldDir, newDir string, o CompareOptions) (*Com
 	if err != nil {
 		return nil, err
 	}
+	defer closeAll(old)
 	new, err := load(newDir)
 	if err != nil {
 		return nil, err
 	}
+	defer closeAll(new)
 	pairs, unpaired := PairRuns(runsOf(old), runsOf(new))
 	c.Unpaired = unpaired
 	for _, ij := range pairs {
 		c.Pairs = append(c.Pairs, comparePair(old[ij[0]], new[ij[1]], o))
 	}
 	return c, nil
+}
+
+// closeAll closes every run's observations.
+func closeAll(obs []*Observations) {
+	for _, r := range obs {
+		r.Close()
+	}
 }
 
 func runsOf(obs []*Observations) []schemas.Run {

@@ -4,7 +4,10 @@ import (
 	"context"
 	"math"
 	"slices"
+	"sync/atomic"
+	"unsafe"
 
+	"github.com/verdict-llm/verdict/internal/memlimit"
 	"github.com/verdict-llm/verdict/internal/spill"
 	"github.com/verdict-llm/verdict/schemas"
 	"github.com/verdict-llm/verdict/stats"
@@ -64,12 +67,32 @@ type Observations struct {
 	// RequestRows is the number of request rows (all phases and statuses);
 	// zero means the source had no per-request data.
 	RequestRows int
+
+	hold *sharedHold // the soft memory limit raised for Values (memlimit.Hold)
 }
 
-// Close releases the observations' spilled series.
+// Close releases the observations' spilled series and, once every run of
+// one Observe call is closed, the memory they held in Values.
 func (o *Observations) Close() {
 	for _, f := range o.Series {
 		f.Close()
+	}
+	if o.hold != nil {
+		o.hold.done()
+		o.hold = nil
+	}
+}
+
+// sharedHold is one memlimit.Hold shared by the runs of an Observe call:
+// released when the last of them is closed.
+type sharedHold struct {
+	runs    atomic.Int64
+	release func()
+}
+
+func (h *sharedHold) done() {
+	if h.runs.Add(-1) == 0 {
+		h.release()
 	}
 }
 
@@ -129,15 +152,10 @@ func Observe(ctx context.Context, b *schemas.Bundle, o ObserveOptions) ([]*Obser
 	for _, r := range out {
 		bufs[r] = &runBufs{}
 	}
-	if len(out) == 1 && want[schemas.ITLChunk] && !o.Bounded {
-		// One run gets every chunk gap: one buffer of the footers' bound
-		// takes them without the blocks' join (a copy of 128 MB for a
-		// 1M-request run of 16 chunks, a fifth of verdict stats' time).
-		slots, err := b.ValueSlots(schemas.TableRequests, "chunk_gaps_s")
-		if err != nil {
+	if !o.Bounded && len(out) > 0 {
+		if err := holdValues(b, out, bufs, want, o); err != nil {
 			return nil, err
 		}
-		bufs[out[0]].values[obsITLChunk].reserve(int(slots))
 	}
 	var last *Observations
 	var lastBufs *runBufs
@@ -155,12 +173,54 @@ func Observe(ctx context.Context, b *schemas.Bundle, o ObserveOptions) ([]*Obser
 		bufs[r].finish(r)
 	}
 	if err != nil {
-		for _, r := range out {
-			r.Close()
-		}
+		closeAll(out)
 		return nil, err
 	}
 	return out, nil
+}
+
+// holdValues sizes, from the Parquet footers, what an unbounded Observe
+// will hold: it raises the soft memory limit by that much for as long as
+// the observations are open (memlimit.Hold; a no-op outside the verdict
+// command), and with one run reserves one buffer for every chunk gap, so
+// that they arrive without the blocks' join (a copy of 128 MB for a
+// 1M-request run of 16 chunks, a fifth of verdict stats' time).
+func holdValues(b *schemas.Bundle, out []*Observations, bufs map[*Observations]*runBufs, want map[schemas.MetricID]bool, o ObserveOptions) error {
+	rows, err := b.ValueSlots(schemas.TableRequests, "run_id")
+	if err != nil {
+		return err
+	}
+	var gaps int64
+	if want[schemas.ITLChunk] || o.GoodputGaps {
+		if gaps, err = b.ValueSlots(schemas.TableRequests, "chunk_gaps_s"); err != nil {
+			return err
+		}
+	}
+	var bytes int64
+	for id, w := range want {
+		switch {
+		case !w:
+		case id == schemas.ITLChunk:
+			bytes += 8 * gaps
+		default:
+			bytes += 8 * rows
+		}
+	}
+	if o.Goodput {
+		bytes += rows * int64(unsafe.Sizeof(stats.Request{}))
+		if o.GoodputGaps {
+			bytes += 8 * gaps
+		}
+	}
+	h := &sharedHold{release: memlimit.Hold(bytes)}
+	h.runs.Store(int64(len(out)))
+	for _, r := range out {
+		r.hold = h
+	}
+	if len(out) == 1 && want[schemas.ITLChunk] {
+		bufs[out[0]].values[obsITLChunk].reserve(int(gaps))
+	}
+	return nil
 }
 
 // Positions of the metrics in ObservedMetrics (checked by init).

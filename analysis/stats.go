@@ -88,11 +88,7 @@ func bundleStats(ctx context.Context, dir string, o StatsOptions) ([]RunStats, e
 	if err != nil {
 		return nil, err
 	}
-	defer func() {
-		for _, r := range runs {
-			r.Close()
-		}
-	}()
+	defer closeAll(runs)
 	var reported []schemas.Metric
 	if slices.ContainsFunc(runs, func(r *Observations) bool { return r.RequestRows == 0 }) {
 		if reported, err = b.Metrics(ctx); err != nil {

@@ -8,20 +8,23 @@ import (
 	"context"
 	"os"
 	"os/signal"
-	"runtime/debug"
 	"syscall"
 	_ "time/tzdata" // --timezone and inventories' time_zone work without the system's zoneinfo
+
+	"github.com/verdict-llm/verdict/internal/memlimit"
 )
 
 // softMemoryLimit caps the Go heap softly. verdict's live data are
 // bounded by design (per-request data stream and spill to disk); the limit
-// keeps garbage from growing the process past that. GOMEMLIMIT overrides
-// it, e.g. for bootstrap intervals over tens of millions of observations.
+// keeps garbage from growing the process past that. Data held on purpose
+// (a run's observations while they are resampled) raise it by their size
+// for as long as they are held (internal/memlimit). GOMEMLIMIT replaces
+// it, and then nothing adjusts the limit.
 const softMemoryLimit = 192 << 20
 
 func main() {
 	if _, set := os.LookupEnv("GOMEMLIMIT"); !set {
-		debug.SetMemoryLimit(softMemoryLimit)
+		memlimit.Manage(softMemoryLimit)
 	}
 	// SIGTERM is what Docker, Kubernetes and CI runners send: it stops a
 	// command as Ctrl-C does (temporary files removed, capture writes its
