@@ -3,12 +3,12 @@ package xlsx
 import (
 	"context"
 	"fmt"
+	"os"
 	"strconv"
 
 	"github.com/xuri/excelize/v2"
 
 	"github.com/verdict-llm/verdict/analysis"
-	"github.com/verdict-llm/verdict/schemas"
 )
 
 // requestColumns are the Requests sheet's headings, widths and number
@@ -38,8 +38,9 @@ var requestColumns = []struct {
 	{"error", 40, ""},
 }
 
-// requests streams one row per request with excelize's StreamWriter, so
-// memory stays flat however many requests there are.
+// requests writes one row per request, so that memory stays flat however
+// many requests there are: excelize's StreamWriter writes the sheet's
+// structure, header and closing note, rowXML the request rows.
 func (b *book) requests(ctx context.Context) error {
 	sw, err := b.f.NewStreamWriter(SheetRequests)
 	if err != nil {
@@ -78,36 +79,20 @@ func (b *book) requests(ctx context.Context) error {
 			styles[i] = b.style("num:" + c.fmt)
 		}
 	}
+	// The request rows go to a temporary file, spliced into the part
+	// after the header row when excelize writes it (rowSplice).
+	tmp, err := os.CreateTemp("", "verdict-requests-*.xml")
+	if err != nil {
+		return err
+	}
+	b.requestRows = tmp // closed and removed by WriteTo
+	rx := newRowXML(tmp, styles, b.style(qp))
 	row := 1
 	written, skipped := 0, int64(0)
-	vals := make([]any, len(requestColumns))
-	ms := func(o schemas.Opt[float64]) any {
-		if !o.OK {
-			return nil
-		}
-		return o.V * 1e3
-	}
-	sec := func(o schemas.Opt[float64]) any {
-		if !o.OK {
-			return nil
-		}
-		return o.V
-	}
-	i64 := func(o schemas.Opt[int64]) any {
-		if !o.OK {
-			return nil
-		}
-		return o.V
-	}
-	var lastRun *analysis.ReportRun
-	var runName, runID any
 	err = src.Requests(ctx, func(q *analysis.RequestRow) error {
 		if written >= limit {
 			skipped++
 			return nil
-		}
-		if q.Run != lastRun {
-			lastRun, runName, runID = q.Run, b.streamText(q.Run.Name), b.streamText(q.RunID)
 		}
 		if written%10_000 == 0 && written > 0 {
 			if err := ctx.Err(); err != nil {
@@ -117,21 +102,34 @@ func (b *book) requests(ctx context.Context) error {
 				b.o.Progress(written, false)
 			}
 		}
-		// Every value arrives computed (analysis.RequestRow); the sheet
-		// only scales durations for reading.
-		vals[0], vals[1], vals[2], vals[3], vals[4] = runName, runID, q.Index, b.streamText(q.Status), b.streamText(q.Phase)
-		vals[5], vals[6], vals[7], vals[8], vals[9], vals[10] = sec(q.StartS), sec(q.EndS), ms(q.QueueS), ms(q.TTFTS), ms(q.TTFTAnswerS), sec(q.E2ES)
-		vals[11] = ms(q.TPOT)
-		vals[12], vals[13], vals[14] = i64(q.InputTokens), i64(q.OutputTokens), i64(q.ReasoningTokens)
-		vals[15], vals[16] = i64(q.Chunks), ms(q.MaxChunkGap)
-		vals[17] = nil
-		if q.Error != "" {
-			vals[17] = b.streamText(q.Error)
-		}
 		row++
 		written++
-		return sw.SetRow(rowRef(row), vals)
+		// Every value arrives computed (analysis.RequestRow); the sheet
+		// only scales durations for reading.
+		rx.start(row)
+		rx.text(0, q.Run.Name)
+		rx.text(1, q.RunID)
+		rx.int(2, q.Index, true)
+		rx.text(3, q.Status)
+		rx.text(4, q.Phase)
+		rx.float(5, q.StartS.V, q.StartS.OK)
+		rx.float(6, q.EndS.V, q.EndS.OK)
+		rx.float(7, q.QueueS.V*1e3, q.QueueS.OK)
+		rx.float(8, q.TTFTS.V*1e3, q.TTFTS.OK)
+		rx.float(9, q.TTFTAnswerS.V*1e3, q.TTFTAnswerS.OK)
+		rx.float(10, q.E2ES.V, q.E2ES.OK)
+		rx.float(11, q.TPOT.V*1e3, q.TPOT.OK)
+		rx.int(12, q.InputTokens.V, q.InputTokens.OK)
+		rx.int(13, q.OutputTokens.V, q.OutputTokens.OK)
+		rx.int(14, q.ReasoningTokens.V, q.ReasoningTokens.OK)
+		rx.int(15, q.Chunks.V, q.Chunks.OK)
+		rx.float(16, q.MaxChunkGap.V*1e3, q.MaxChunkGap.OK)
+		rx.text(17, q.Error)
+		return rx.end()
 	})
+	if err == nil {
+		err = rx.flush()
+	}
 	if err != nil {
 		return err
 	}

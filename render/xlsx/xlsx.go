@@ -150,6 +150,12 @@ func WriteTo(ctx context.Context, w io.Writer, rep *analysis.Report, o Options) 
 		return err
 	}
 	defer b.f.Close()
+	defer func() {
+		if b.requestRows != nil {
+			b.requestRows.Close()
+			os.Remove(b.requestRows.Name())
+		}
+	}()
 	if err := b.build(ctx); err != nil {
 		return err
 	}
@@ -211,6 +217,9 @@ type book struct {
 	colWidth map[string]map[int]float64
 	// headerRows are every table header row of each sheet.
 	headerRows map[string][]int
+	// requestRows holds the Requests sheet's rows (rowXML) until the
+	// sheet's part is written (rowSplice).
+	requestRows *os.File
 }
 
 // costRef says which defined names hold a run's unit costs.
@@ -335,15 +344,6 @@ func textStyle(s, style string) string {
 		return style + qp
 	}
 	return style
-}
-
-// streamText is a text value of a streamed row: the string, or a cell
-// with the quotePrefix style when it is risky.
-func (b *book) streamText(s string) any {
-	if risky(s) {
-		return excelize.Cell{StyleID: b.style(qp), Value: s}
-	}
-	return s
 }
 
 // cell returns the A1 name of (col, row), both 1-based.

@@ -30,6 +30,8 @@ type partFilter struct {
 	// as it is (the streamed Requests sheet, which has no formulas).
 	ws   *replacer
 	skip string
+	// splice puts the request rows into the skipped part.
+	splice *rowSplice
 }
 
 var _ excelize.ZipWriter = (*partFilter)(nil)
@@ -43,6 +45,10 @@ func (p *partFilter) Create(name string) (io.Writer, error) {
 		return p.held, nil
 	}
 	w, err := p.zw.Create(name)
+	if err == nil && name == p.skip && p.b.requestRows != nil {
+		p.splice = &rowSplice{w: w, rows: p.b.requestRows}
+		return p.splice, nil
+	}
 	if err != nil || !strings.HasPrefix(name, "xl/worksheets/sheet") || name == p.skip {
 		return w, err
 	}
@@ -106,6 +112,13 @@ func (p *partFilter) Close() error {
 // flush writes the part held back, completed, and the end of a
 // worksheet.
 func (p *partFilter) flush() error {
+	if p.splice != nil {
+		err := p.splice.finish()
+		p.splice = nil
+		if err != nil {
+			return err
+		}
+	}
 	if p.ws != nil {
 		err := p.ws.flush()
 		p.ws = nil
