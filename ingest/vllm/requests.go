@@ -55,6 +55,9 @@ func (r *runReader) requests(run *schemas.Run, tpotID schemas.MetricID, noData b
 		}
 		a.curs[k] = c
 	}
+	if c := a.curs["itls"]; c != nil && gapReadAhead && n >= gapBatchRows {
+		a.gaps = startGapReader(c, n)
+	}
 	// The arrays are the second pass over the file: its bytes were
 	// counted by the first, so the rows are counted here.
 	tick := r.in.Pass("requests of "+r.recordName(), int64(n))
@@ -118,6 +121,7 @@ type arrayReader struct {
 	run  *schemas.Run
 	n    int
 	curs map[string]*cursor
+	gaps *gapReader // the itls cursor, read ahead (nil: none, or read in line)
 	rc   recompute
 
 	i   int                // the index being read
@@ -129,6 +133,9 @@ type arrayReader struct {
 }
 
 func (a *arrayReader) close() {
+	if a.gaps != nil {
+		a.gaps.stop()
+	}
 	for _, c := range a.curs {
 		c.close()
 	}
@@ -185,17 +192,24 @@ func (a *arrayReader) integer(key string) (int64, bool, error) {
 	return int64(f), true, nil
 }
 
-// gaps reads one request's chunk gaps.
-func (a *arrayReader) gaps() ([]float64, bool, error) {
+// chunkGaps reads one request's chunk gaps.
+func (a *arrayReader) chunkGaps() ([]float64, bool, error) {
 	c := a.curs["itls"]
 	if c == nil {
 		return nil, false, nil
 	}
-	tok, err := c.next()
-	if err != nil {
-		return nil, false, err
+	var tok jsonscan.Token
+	var xs []float64
+	var badTok *jsonscan.Token
+	var err error
+	if a.gaps != nil {
+		tok, xs, badTok, err = a.gaps.next()
+	} else {
+		if tok, err = c.next(); err != nil {
+			return nil, false, err
+		}
+		xs, badTok, err = c.floats(tok)
 	}
-	xs, badTok, err := c.floats(tok)
 	if err != nil {
 		return nil, false, err
 	}
@@ -285,7 +299,7 @@ func (a *arrayReader) read() (rowValues, error) {
 	if v.ttft, v.hasTTFT, err = a.num("ttfts", true); err != nil {
 		return v, err
 	}
-	if v.gaps, v.hasGaps, err = a.gaps(); err != nil {
+	if v.gaps, v.hasGaps, err = a.chunkGaps(); err != nil {
 		return v, err
 	}
 	if v.lat, v.hasLat, err = a.num("latencies", true); err != nil {
@@ -387,6 +401,9 @@ func (a *arrayReader) succeeded(req *schemas.Request, v rowValues) error {
 
 // end checks that every array ends where it was counted to.
 func (a *arrayReader) end() error {
+	if a.gaps != nil {
+		a.gaps.wait() // it has read its n elements: the cursor is free
+	}
 	for k, c := range a.curs {
 		tok, err := c.sc.Next()
 		if err != nil {

@@ -197,7 +197,9 @@ func openCursor(in *ingest.Input, field string, v value) (*cursor, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &cursor{field: field, sc: jsonscan.NewAt(rc, v.pos), rc: rc, path: in.Path}
+	// buf starts non-nil: an empty list is an empty slice (one chunk),
+	// never nil (unknown), whichever row it is on.
+	c := &cursor{field: field, sc: jsonscan.NewAt(rc, v.pos), rc: rc, path: in.Path, buf: make([]float64, 0, 64)}
 	tok, err := c.sc.Next()
 	if err != nil || tok.Kind != jsonscan.BeginArray {
 		rc.Close()
