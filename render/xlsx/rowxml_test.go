@@ -11,6 +11,7 @@ import (
 	"github.com/xuri/excelize/v2"
 
 	"github.com/verdict-llm/verdict/analysis"
+	"github.com/verdict-llm/verdict/render"
 	"github.com/verdict-llm/verdict/render/xlsx"
 	"github.com/verdict-llm/verdict/schemas"
 )
@@ -114,9 +115,9 @@ func TestRowXMLMatchesStreamWriter(t *testing.T) {
 	}
 }
 
-// xlsxRisky is the package's rule for text that needs quotePrefix
-// (render.SafeText adds an apostrophe to it).
-func xlsxRisky(s string) bool { return s != "" && strings.ContainsRune("=+-@\t\r\x00", rune(s[0])) }
+// xlsxRisky is the package's rule for text that needs quotePrefix: the
+// text render.SafeText would change.
+func xlsxRisky(s string) bool { return render.SafeText(s) != s }
 
 func abbrev(s string) string {
 	if len(s) > 40 {
