@@ -186,16 +186,11 @@ func Observe(ctx context.Context, b *schemas.Bundle, o ObserveOptions) ([]*Obser
 // that they arrive without the blocks' join (a copy of 128 MB for a
 // 1M-request run of 16 chunks, a fifth of verdict stats' time).
 func holdValues(b *schemas.Bundle, out []*Observations, bufs map[*Observations]*runBufs, want map[schemas.MetricID]bool, o ObserveOptions) error {
-	rows, err := b.ValueSlots(schemas.TableRequests, "run_id")
+	rows, slots, err := b.ValueSlots(schemas.TableRequests, "chunk_gaps_s")
 	if err != nil {
 		return err
 	}
-	var gaps int64
-	if want[schemas.ITLChunk] || o.GoodputGaps {
-		if gaps, err = b.ValueSlots(schemas.TableRequests, "chunk_gaps_s"); err != nil {
-			return err
-		}
-	}
+	gaps := slots[0]
 	var bytes int64
 	for id, w := range want {
 		switch {

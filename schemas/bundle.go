@@ -819,38 +819,44 @@ func (b *Bundle) Columns(ctx context.Context, table string, columns []string, fn
 	return nil
 }
 
-// ValueSlots is, from the Parquet footers alone, the number of value
-// slots of a top-level column in a table's files: for a scalar column its
-// rows, for a list column its elements plus one slot per empty or null
-// list (Parquet's num_values of the leaf column chunks). It bounds the
-// values a reader will get, so that a caller can size a buffer once
-// (analysis.Observe, for the pooled chunk gaps). A column the files lack
-// counts 0; a struct column counts its first leaf.
-func (b *Bundle) ValueSlots(table, column string) (int64, error) {
-	var n int64
+// ValueSlots reads, from the Parquet footers alone, a table's rows and
+// the number of value slots of each top-level column asked: for a scalar
+// column its rows, for a list column its elements plus one slot per empty
+// or null list (Parquet's num_values of the leaf column chunks). They
+// bound the values a reader will get, so that a caller can size a buffer
+// once (analysis.Observe). A column the files lack counts 0; a struct
+// column counts its first leaf.
+func (b *Bundle) ValueSlots(table string, columns ...string) (rows int64, slots []int64, err error) {
+	slots = make([]int64, len(columns))
 	for _, path := range b.files(table) {
 		rdr, err := file.OpenParquetFile(path, false)
 		if err != nil {
-			return 0, fmt.Errorf("open %s: %w", path, err)
+			return 0, nil, fmt.Errorf("open %s: %w", path, err)
 		}
 		md := rdr.MetaData()
+		rows += md.NumRows
 		for rg := range md.NumRowGroups() {
 			rgm := md.RowGroup(rg)
+			seen := make([]bool, len(columns))
 			for c := range rgm.NumColumns() {
 				cc, err := rgm.ColumnChunk(c)
 				if err != nil {
 					rdr.Close()
-					return 0, fmt.Errorf("read %s: %w", path, err)
+					return 0, nil, fmt.Errorf("read %s: %w", path, err)
 				}
-				if p := cc.PathInSchema(); len(p) > 0 && p[0] == column {
-					n += cc.NumValues()
-					break // the first leaf (a list has one)
+				p := cc.PathInSchema()
+				if len(p) == 0 {
+					continue
+				}
+				if k := slices.Index(columns, p[0]); k >= 0 && !seen[k] {
+					seen[k] = true // the first leaf (a list has one)
+					slots[k] += cc.NumValues()
 				}
 			}
 		}
 		rdr.Close()
 	}
-	return n, nil
+	return rows, slots, nil
 }
 
 // leafColumns lists the Parquet leaf columns of a top-level field.
