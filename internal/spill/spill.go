@@ -188,7 +188,7 @@ func (f *Floats) QuantilesScaled(ps []float64, m stats.Method, msPerUnit float64
 	if f.file == nil {
 		if !f.sorted {
 			f.memMoments = &[3]float64{stats.Mean(f.mem), stats.StdDev(f.mem, 0), stats.StdDev(f.mem, 1)}
-			slices.Sort(f.mem)
+			stats.SortFloats(f.mem)
 			f.sorted = true
 		}
 		out := make([]float64, len(ps))
@@ -264,20 +264,26 @@ func (f *Floats) selectRanks(rs []int64) ([]float64, error) {
 	// Narrow each target's prefix 16 bits at a time until the candidates
 	// sharing it are few enough to collect.
 	for shift := 48; shift >= 0; shift -= 16 {
-		var hists = map[uint64]*[1 << 16]int64{}
+		var idx prefixIndex
 		for _, t := range ts {
-			if hists[t.prefix] == nil {
-				hists[t.prefix] = new([1 << 16]int64)
-			}
+			idx.add(t.prefix)
 		}
-		bits := 64 - (shift + 16) // bits fixed so far
-		err := f.scan(func(k uint64) {
-			var p uint64
-			if bits > 0 {
-				p = k >> (64 - bits) << (64 - bits)
+		hists := make([][1 << 16]int64, len(idx.prefixes))
+		mask := ^uint64(0) << (shift + 16) // the bits fixed so far (none at first)
+		err := f.scan(func(keys []uint64) {
+			if len(hists) == 1 {
+				h, p := &hists[0], idx.prefixes[0]
+				for _, k := range keys {
+					if k&mask == p {
+						h[(k>>shift)&0xffff]++
+					}
+				}
+				return
 			}
-			if h := hists[p]; h != nil {
-				h[(k>>shift)&0xffff]++
+			for _, k := range keys {
+				if j := idx.find(k & mask); j >= 0 {
+					hists[j][(k>>shift)&0xffff]++
+				}
 			}
 		})
 		if err != nil {
@@ -285,7 +291,7 @@ func (f *Floats) selectRanks(rs []int64) ([]float64, error) {
 		}
 		small := true
 		for i := range ts {
-			h := hists[ts[i].prefix]
+			h := &hists[idx.find(ts[i].prefix)]
 			within := ts[i].rank - ts[i].before
 			var acc int64
 			for d := 0; d < 1<<16; d++ {
@@ -310,18 +316,17 @@ func (f *Floats) selectRanks(rs []int64) ([]float64, error) {
 		}
 		if small {
 			// Collect the candidates of each prefix and pick the ranks.
-			fixed := 64 - shift
-			cands := map[uint64][]float64{}
+			var cidx prefixIndex
 			for _, t := range ts {
-				cands[t.prefix] = nil
+				cidx.add(t.prefix)
 			}
-			err := f.scan(func(k uint64) {
-				p := k
-				if fixed < 64 {
-					p = k >> (64 - fixed) << (64 - fixed)
-				}
-				if c, ok := cands[p]; ok {
-					cands[p] = append(c, math.Float64frombits(unkey(k)))
+			cands := make([][]float64, len(cidx.prefixes))
+			mask := ^uint64(0) << shift
+			err := f.scan(func(keys []uint64) {
+				for _, k := range keys {
+					if j := cidx.find(k & mask); j >= 0 {
+						cands[j] = append(cands[j], math.Float64frombits(unkey(k)))
+					}
 				}
 			})
 			if err != nil {
@@ -329,7 +334,7 @@ func (f *Floats) selectRanks(rs []int64) ([]float64, error) {
 			}
 			out := make([]float64, len(ts))
 			for i, t := range ts {
-				c := cands[t.prefix]
+				c := cands[cidx.find(t.prefix)]
 				stats.SortFloats(c)
 				j := t.rank - t.before
 				if j < 0 || j >= int64(len(c)) {
@@ -350,23 +355,69 @@ func unkey(k uint64) uint64 {
 	return ^k
 }
 
-// scan calls fn with the key of every spilled value, reading the file in
-// 1 MiB blocks (8 bytes at a time through a bufio.Reader was most of a
-// selection's time).
-func (f *Floats) scan(fn func(uint64)) error {
+// scan calls fn with the keys of the spilled values, a block at a time,
+// reading the file in 1 MiB blocks (8 bytes at a time through a
+// bufio.Reader was most of a selection's time, and a call per value the
+// most of the rest).
+func (f *Floats) scan(fn func(keys []uint64)) error {
 	buf := make([]byte, 1<<20)
+	keys := make([]uint64, len(buf)/8)
 	total := f.n * 8
 	for off := int64(0); off < total; {
 		m := int(min(int64(len(buf)), total-off))
 		if n, err := f.file.ReadAt(buf[:m], off); n < m {
 			return fmt.Errorf("spill: reading back: %w", cmp.Or(err, io.ErrUnexpectedEOF))
 		}
-		for i := 0; i < m; i += 8 {
-			fn(key(math.Float64frombits(binary.LittleEndian.Uint64(buf[i:]))))
+		ks := keys[:m/8]
+		for i := range ks {
+			ks[i] = key(math.Float64frombits(binary.LittleEndian.Uint64(buf[8*i:])))
 		}
+		fn(ks)
 		off += int64(m)
 	}
 	return nil
+}
+
+// A prefixIndex finds the targets' distinct key prefixes: a handful, so a
+// linear search beats a map's hashing for each of millions of keys, and
+// a map takes over past prefixIndexLinear of them.
+type prefixIndex struct {
+	prefixes []uint64
+	at       map[uint64]int
+}
+
+const prefixIndexLinear = 8
+
+func (x *prefixIndex) add(p uint64) {
+	if x.find(p) >= 0 {
+		return
+	}
+	x.prefixes = append(x.prefixes, p)
+	if len(x.prefixes) > prefixIndexLinear {
+		if x.at == nil {
+			x.at = make(map[uint64]int, len(x.prefixes))
+			for i, q := range x.prefixes {
+				x.at[q] = i
+			}
+		}
+		x.at[p] = len(x.prefixes) - 1
+	}
+}
+
+// find returns p's position, or -1.
+func (x *prefixIndex) find(p uint64) int {
+	if x.at != nil {
+		if i, ok := x.at[p]; ok {
+			return i
+		}
+		return -1
+	}
+	for i, q := range x.prefixes {
+		if q == p {
+			return i
+		}
+	}
+	return -1
 }
 
 // Close releases the spill file, if any.

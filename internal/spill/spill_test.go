@@ -21,8 +21,21 @@ func TestSpilledMatchesMemory(t *testing.T) {
 		"constant":  func() float64 { return 0.125 },
 	}
 	ps := []float64{0, 0.001, 0.25, 0.5, 0.9, 0.99, 0.999, 1}
+	// A report's 101-point grid: more distinct prefixes than
+	// prefixIndexLinear, so the selection looks them up in a map.
+	grid := make([]float64, 101)
+	for k := range grid {
+		grid[k] = float64(k) / 100
+	}
 	for name, gen := range gens {
-		for _, n := range []int{1, 2, 7, 5000} {
+		// 70,000 values: more than one collection holds (1<<16) in a
+		// single bucket when they are constant or tied, so the selection
+		// narrows through every digit.
+		for _, n := range []int{1, 2, 7, 5000, 70000} {
+			ps := ps
+			if n == 5000 {
+				ps = grid
+			}
 			var mem, disk Floats
 			disk.MemLimit = 3
 			ref := make([]float64, n)
