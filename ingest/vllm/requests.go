@@ -1,10 +1,12 @@
 package vllm
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"slices"
 	"strconv"
+	"sync"
 
 	"github.com/verdict-llm/verdict/ingest"
 	"github.com/verdict-llm/verdict/internal/jsonscan"
@@ -466,10 +468,35 @@ func (r *runReader) emitComputed(run *schemas.Run, tpotID schemas.MetricID, rc *
 		base.Note = fmt.Sprintf("over the ingested requests; %d rejected rows excluded", rejected)
 	}
 	var computed []schemas.Metric
-	for _, s := range []struct {
+	series := []struct {
 		id schemas.MetricID
 		f  *spill.Floats
-	}{{schemas.TTFT, &rc.ttft}, {tpotID, &rc.tpot}, {schemas.ITLChunk, &rc.itl}, {schemas.E2E, &rc.e2e}} {
+	}{{schemas.TTFT, &rc.ttft}, {tpotID, &rc.tpot}, {schemas.ITLChunk, &rc.itl}, {schemas.E2E, &rc.e2e}}
+	// Each series' quantiles (a sort, or a selection over the spilled
+	// chunk gaps) are independent: they are read at once, on every core.
+	pss := make([][]float64, len(series))
+	valss := make([][]float64, len(series))
+	errs := make([]error, len(series))
+	var wg sync.WaitGroup
+	for i, s := range series {
+		if s.f.Len() == 0 {
+			continue
+		}
+		ps := append([]float64{90, 99}, reportedPs[s.id]...)
+		slices.Sort(ps)
+		pss[i] = slices.Compact(ps)
+		qs := make([]float64, 0, len(pss[i])+1)
+		qs = append(qs, 0.5)
+		for _, p := range pss[i] {
+			qs = append(qs, p/100)
+		}
+		wg.Go(func() { valss[i], errs[i] = s.f.Quantiles(qs, stats.Linear) })
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return err
+	}
+	for i, s := range series {
 		if s.f.Len() == 0 {
 			continue
 		}
@@ -479,18 +506,7 @@ func (r *runReader) emitComputed(run *schemas.Run, tpotID schemas.MetricID, rc *
 			m.MetricID, m.Stat, m.Method, m.Percentile, m.Value, m.N = s.id, stat, method, p, schemas.Some(v), n
 			computed = append(computed, m)
 		}
-		ps := append([]float64{90, 99}, reportedPs[s.id]...)
-		slices.Sort(ps)
-		ps = slices.Compact(ps)
-		qs := make([]float64, 0, len(ps)+1)
-		qs = append(qs, 0.5)
-		for _, p := range ps {
-			qs = append(qs, p/100)
-		}
-		vals, err := s.f.Quantiles(qs, stats.Linear)
-		if err != nil {
-			return err
-		}
+		ps, vals := pss[i], valss[i]
 		add(schemas.StatMean, "arithmetic", schemas.Opt[float64]{}, s.f.Mean())
 		add(schemas.StatMedian, string(stats.Linear), schemas.Opt[float64]{}, vals[0])
 		add(schemas.StatStd, "population", schemas.Opt[float64]{}, s.f.StdDev(0))
