@@ -2,8 +2,6 @@ package jsonscan
 
 import (
 	"bytes"
-	"strconv"
-	"unsafe"
 )
 
 // A Cursor reads one JSON value held whole in memory (a line of JSONL)
@@ -209,54 +207,3 @@ func (c *Cursor) Skip() bool {
 // End reports whether only whitespace is left.
 func (c *Cursor) End() bool { return c.ws() == 0 && c.i == len(c.b) }
 
-// pow10 are the powers of ten a float64 holds exactly.
-var pow10 = [...]float64{1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
-	1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22}
-
-// exactFloat parses a valid JSON number of at most 19 significant digits
-// whose mantissa and power of ten are both exact in a float64, so that one
-// correctly rounded multiplication or division gives the correctly
-// rounded value (Clinger's fast path, which strconv also takes first).
-// It returns false for any other number.
-func exactFloat(b []byte) (float64, bool) {
-	i, neg := 0, false
-	if len(b) > 0 && b[0] == '-' {
-		i, neg = 1, true
-	}
-	var mant uint64
-	digits, exp, seen := 0, 0, false
-	for ; i < len(b) && b[i] >= '0' && b[i] <= '9'; i++ {
-		seen = true
-		if mant > 0 || b[i] != '0' {
-			digits++
-		}
-		mant = mant*10 + uint64(b[i]-'0')
-	}
-	if i < len(b) && b[i] == '.' {
-		for i++; i < len(b) && b[i] >= '0' && b[i] <= '9'; i++ {
-			seen = true
-			if mant > 0 || b[i] != '0' {
-				digits++
-			}
-			mant = mant*10 + uint64(b[i]-'0')
-			exp--
-		}
-	}
-	if !seen || i != len(b) || digits > 19 || mant > 1<<53 || exp < -len(pow10)+1 {
-		return 0, false // an exponent, or beyond the exact envelope
-	}
-	f := float64(mant) / pow10[-exp]
-	if neg {
-		f = -f
-	}
-	return f, true
-}
-
-// parseFloat is strconv.ParseFloat of b without copying b: strconv keeps
-// no reference to its argument (its errors hold a copy).
-func parseFloat(b []byte) (float64, error) {
-	if len(b) == 0 {
-		return strconv.ParseFloat("", 64)
-	}
-	return strconv.ParseFloat(unsafe.String(&b[0], len(b)), 64)
-}

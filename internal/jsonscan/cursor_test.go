@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"io"
 	"math"
+	"math/rand/v2"
 	"strconv"
 	"testing"
 )
@@ -191,12 +192,71 @@ func FuzzFloat(f *testing.F) {
 }
 
 func BenchmarkFloat(b *testing.B) {
-	in := [][]byte{[]byte("23.456789"), []byte("512"), []byte("2161.7194687234705")}
+	in := [][]byte{[]byte("23.456789"), []byte("512"), []byte("2161.7194687234705"), []byte("0.0091190842739132475")}
 	for b.Loop() {
 		for _, s := range in {
 			if _, err := Float(s); err != nil {
 				b.Fatal(err)
 			}
+		}
+	}
+}
+
+// TestFloatRandom compares Float with strconv.ParseFloat, bit for bit, on
+// millions of numbers of the kinds that reach Eisel-Lemire: shortest and
+// fixed-precision forms of random float64s, random digit strings with
+// random exponents across the whole table, integers between 2^53 and
+// 10^19 (where exact halfway cases live), and subnormal and overflowing
+// magnitudes that must be left to strconv.
+func TestFloatRandom(t *testing.T) {
+	rng := rand.New(rand.NewPCG(20, 26))
+	n := 400_000
+	if testing.Short() {
+		n = 20_000
+	}
+	var buf []byte
+	check := func(b []byte) {
+		got, gerr := Float(b)
+		want, werr := strconv.ParseFloat(string(b), 64)
+		if (gerr == nil) != (werr == nil) || math.Float64bits(got) != math.Float64bits(want) {
+			t.Fatalf("Float(%q) = %v (%x), %v; strconv: %v (%x), %v", b, got, math.Float64bits(got), gerr, want, math.Float64bits(want), werr)
+		}
+	}
+	for range n {
+		x := math.Float64frombits(rng.Uint64())
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			continue
+		}
+		check(strconv.AppendFloat(buf[:0], x, 'g', -1, 64))
+		check(strconv.AppendFloat(buf[:0], x, 'e', 14+rng.IntN(5), 64))
+		// latencies as Python's repr prints them: fixed notation
+		l := math.Exp(rng.NormFloat64()*3) * 0.01
+		check(strconv.AppendFloat(buf[:0], l, 'f', -1, 64))
+		check(strconv.AppendFloat(buf[:0], l, 'f', rng.IntN(22), 64))
+		// a random mantissa of up to 19 digits and any exponent
+		digits := 1 + rng.IntN(19)
+		b := buf[:0]
+		if rng.IntN(2) == 0 {
+			b = append(b, '-')
+		}
+		for d := range digits {
+			c := byte('0' + rng.IntN(10))
+			if d == 0 && c == '0' {
+				c = '1'
+			}
+			b = append(b, c)
+		}
+		b = append(b, 'e')
+		b = strconv.AppendInt(b, int64(rng.IntN(800)-400), 10)
+		check(b)
+		// integers past 2^53: odd ones between 2^53 and 2^54 are halfway
+		check(strconv.AppendUint(buf[:0], 1<<53+rng.Uint64N(1<<53), 10))
+		check(strconv.AppendUint(buf[:0], rng.Uint64N(1e19), 10))
+	}
+	// exact halfway points scaled by powers of two, which stay integers
+	for k := range 10 {
+		for _, m := range []uint64{1<<53 + 1, 1<<53 + 3, 1<<54 - 1} {
+			check(strconv.AppendUint(buf[:0], m<<k, 10))
 		}
 	}
 }
