@@ -467,11 +467,21 @@ func CostRows(recs []costing.CostRecord) []schemas.CostRow {
 		if c.Sort == "allocation" {
 			r.OverlapS, r.PeriodS = schemas.Some(c.OverlapSeconds), schemas.Some(c.PeriodSeconds)
 		}
-		if !c.PeriodStart.IsZero() {
-			r.PeriodStart = schemas.Some(c.PeriodStart.UTC())
-		}
-		if !c.PeriodEnd.IsZero() {
-			r.PeriodEnd = schemas.Some(c.PeriodEnd.UTC())
+		for _, p := range []struct {
+			name string
+			t    time.Time
+			dst  *schemas.Opt[time.Time]
+		}{{"start", c.PeriodStart, &r.PeriodStart}, {"end", c.PeriodEnd, &r.PeriodEnd}} {
+			switch {
+			case p.t.IsZero():
+			case schemas.Representable(p.t):
+				*p.dst = schemas.Some(p.t.UTC())
+			default:
+				// a bill's date beyond 1678-2262 would overflow the
+				// table's nanoseconds: said, not stored
+				r.Notes = strings.TrimPrefix(fmt.Sprintf("%s; period %s %s is outside the years a bundle holds, not stored",
+					r.Notes, p.name, p.t.UTC().Format(time.RFC3339)), "; ")
+			}
 		}
 		out[i] = r
 	}

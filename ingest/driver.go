@@ -11,6 +11,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/verdict-llm/verdict/schemas"
 )
@@ -444,6 +445,16 @@ func (s *sourceSink) Run(r *schemas.Run) error {
 	s.runs[r.ID] = true
 	run := *r
 	cutRunText(&run)
+	for _, w := range []struct {
+		name string
+		t    *schemas.Opt[time.Time]
+	}{{"window_start", &run.WindowStart}, {"window_end", &run.WindowEnd}} {
+		if w.t.OK && !schemas.Representable(w.t.V) {
+			s.Warn(fmt.Sprintf("run %s: %s %s is outside the years a bundle's timestamps hold (%d to %d); left unset",
+				run.ID, w.name, w.t.V.UTC().Format(time.RFC3339), schemas.Earliest.Year(), schemas.Latest.Year()))
+			*w.t = schemas.Opt[time.Time]{}
+		}
+	}
 	var notes []string
 	run.SUT, notes = MergeInventory(r.SUT, s.opts.SUT)
 	for _, n := range notes {

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	"github.com/verdict-llm/verdict/ingest"
@@ -143,5 +144,48 @@ func TestCutText(t *testing.T) {
 	got := ingest.CutText(long)
 	if !strings.HasSuffix(got, fmt.Sprintf("... [cut: %d bytes]", len(long))) || !utf8.ValidString(got) || len(got) > ingest.MaxTextBytes+40 {
 		t.Errorf("%d bytes, valid %v, tail %q", len(got), utf8.ValidString(got), got[len(got)-30:])
+	}
+}
+
+// farFormat reads any file as one run whose window starts in 2999.
+type farFormat struct{}
+
+func (farFormat) Name() string              { return "far" }
+func (farFormat) Description() string       { return "test: a run dated 2999" }
+func (farFormat) Detect(string, []byte) int { return 100 }
+func (farFormat) Read(_ context.Context, _ *ingest.Input, s ingest.Sink) error {
+	s.Describe("far", "far", "1")
+	return s.Run(&schemas.Run{ID: "far-run", Tool: "far",
+		WindowStart: schemas.Some(time.Date(2999, 1, 1, 0, 0, 0, 0, time.UTC)),
+		WindowEnd:   schemas.Some(time.Date(2026, 12, 5, 0, 0, 0, 0, time.UTC))})
+}
+
+// TestRunTimeOutOfRange: a run's window outside the years a bundle's
+// nanosecond timestamps hold is left unset, with a warning naming the run
+// and the field, instead of overflowing into another date.
+func TestRunTimeOutOfRange(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "far.json")
+	if err := os.WriteFile(in, []byte("{}"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sum, err := ingest.ToBundle(context.Background(), []string{in}, filepath.Join(dir, "out"), ingest.Options{Formats: []ingest.Format{farFormat{}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	warn := strings.Join(sum.Manifest.Sources[0].Warnings, "\n")
+	if !strings.Contains(warn, "run far-run: window_start 2999-01-01T00:00:00Z is outside the years a bundle's timestamps hold (1677 to 2262); left unset") {
+		t.Errorf("warnings %q", warn)
+	}
+	b, err := schemas.OpenBundle(filepath.Join(dir, "out"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs, err := b.Runs(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := runs[0]; r.WindowStart.OK || !r.WindowEnd.OK {
+		t.Errorf("window %+v .. %+v", r.WindowStart, r.WindowEnd)
 	}
 }

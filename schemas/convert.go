@@ -82,9 +82,14 @@ func UnixSeconds(v float64) (time.Time, bool) {
 	return t, Representable(t)
 }
 
+// appendTime stores o in nanoseconds since 1970. A time outside
+// Earliest..Latest would overflow them into another date; the sinks that
+// hand times to the tables (the ingest driver for runs, analysis.CostRows
+// for costs) leave such times unset with a warning first, and it is
+// stored as null here whatever the caller.
 func appendTime(b array.Builder, o Opt[time.Time]) {
 	tb := b.(*array.TimestampBuilder)
-	if !o.OK {
+	if !o.OK || !Representable(o.V) {
 		tb.AppendNull()
 		return
 	}

@@ -1,7 +1,9 @@
 package schemas
 
 import (
+	"context"
 	"math"
+	"path/filepath"
 	"testing"
 	"time"
 )
@@ -34,5 +36,32 @@ func TestUnixSeconds(t *testing.T) {
 	}
 	if Latest.Year() != 2262 || Earliest.Year() != 1677 {
 		t.Errorf("bounds %v .. %v", Earliest, Latest)
+	}
+}
+
+// TestAppendTimeOutOfRange: a time past Latest reaching the writer (the
+// sinks leave such times unset first) is stored as null, not overflowed
+// into a date of the 17th century.
+func TestAppendTimeOutOfRange(t *testing.T) {
+	dest := filepath.Join(t.TempDir(), "b")
+	w, err := CreateBundle(dest, BundleOptions{VerdictVersion: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	end := time.Date(2026, 12, 5, 12, 0, 0, 0, time.UTC)
+	w.AddRun(Run{ID: "r", Tool: "vllm", WindowStart: Some(time.Date(2999, 1, 1, 0, 0, 0, 0, time.UTC)), WindowEnd: Some(end)})
+	if err := w.Commit(Manifest{}); err != nil {
+		t.Fatal(err)
+	}
+	b, err := OpenBundle(dest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs, err := b.Runs(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := runs[0]; r.WindowStart.OK || !r.WindowEnd.OK || !r.WindowEnd.V.Equal(end) {
+		t.Errorf("window %+v .. %+v; want unset .. %v", r.WindowStart, r.WindowEnd, end)
 	}
 }
