@@ -55,6 +55,10 @@ type CapacityOptions struct {
 	Interactivity float64
 	// CliffRatio flags an abrupt crossing (stats.CapacityOptions); 0 is 2.
 	CliffRatio float64
+
+	// joined is the report's join of the same Billing files (report
+	// --slo --billing), reused when it joined the same windows.
+	joined *ReportCosts
 }
 
 // DefaultCapacity: linear percentiles, 95% intervals of the circular
@@ -268,6 +272,21 @@ func joinCapacityBills(runs []*capRun, o CapacityOptions) ([]string, error) {
 		w.Start, w.End, c.WindowNote, c.WindowFromDate, c.NoWindowWhy = billWindow(run, o.Cost.TimeZone, true)
 		c.Window, r.cost, windows[i] = w, c, w
 	}
+	if rc := o.joined; rc != nil && rc.Join != nil && slices.Equal(rc.billFiles, o.Billing) && sameJoinWindows(rc.windows, windows) {
+		// The report has streamed these bills over these windows: its
+		// result is this one (the joiner reads only the IDs, resources
+		// and times compared), without reading the files again.
+		for i := range runs {
+			bill := rc.Join.Runs[i]
+			bill.Run = windows[i]
+			bill.Warnings = slices.Clone(bill.Warnings)
+			for k, w := range bill.Warnings {
+				bill.Warnings[k] = flagHint(w) // idempotent: the report's may be hinted
+			}
+			runs[i].cost.Bill = &bill
+		}
+		return rc.billNotes, nil
+	}
 	j := costing.NewJoiner(windows, o.Cost.join())
 	var notes []string
 	for _, path := range o.Billing {
@@ -284,6 +303,14 @@ func joinCapacityBills(runs []*capRun, o CapacityOptions) ([]string, error) {
 		runs[i].cost.Bill = &rc
 	}
 	return notes, nil
+}
+
+// sameJoinWindows reports whether two window lists join a bill alike:
+// the same runs in the same order, with the same resources and times.
+func sameJoinWindows(a, b []costing.RunWindow) bool {
+	return slices.EqualFunc(a, b, func(x, y costing.RunWindow) bool {
+		return x.RunID == y.RunID && slices.Equal(x.ResourceIDs, y.ResourceIDs) && x.Start.Equal(y.Start) && x.End.Equal(y.End)
+	})
 }
 
 // loadCapacityRuns reads every run of the bundles: validation's view, the

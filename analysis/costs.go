@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -62,6 +63,12 @@ type ReportCosts struct {
 	// Quotes are the quote files as given.
 	Quotes []string
 	Notes  []string
+
+	// billFiles were joined over the runs' windows, giving billNotes:
+	// Capacity reuses the join for the same files and windows.
+	billFiles []string
+	windows   []costing.RunWindow
+	billNotes []string
 }
 
 // RunCosting is one run's costs.
@@ -339,8 +346,10 @@ func loadCosts(rep *Report, dirs []string, o ReportOptions) (*ReportCosts, error
 				return nil, err
 			}
 			rc.Bills = append(rc.Bills, b)
-			rc.Notes = append(rc.Notes, billNotes(path, b)...)
+			rc.billNotes = append(rc.billNotes, billNotes(path, b)...)
 		}
+		rc.Notes = append(rc.Notes, rc.billNotes...)
+		rc.billFiles, rc.windows = slices.Clone(o.Billing), windows
 		rc.Join = j.Result()
 		for i, r := range rep.Runs {
 			rcost := rc.Join.Runs[i]

@@ -370,7 +370,7 @@ func LoadReport(ctx context.Context, dirs []string, o ReportOptions) (*Report, e
 	rep.Notes = append(rep.Notes, "Runs are listed in the order the bundles were given and are not ranked. An INCOMPLETE run lacks evidence for at least one figure: compare it with care.")
 	if o.Capacity != nil {
 		co := *o.Capacity
-		co.Quotes, co.Billing, co.Cost = o.Quotes, o.Billing, o.Cost
+		co.Quotes, co.Billing, co.Cost, co.joined = o.Quotes, o.Billing, o.Cost, rep.Costs
 		c, err := Capacity(ctx, dirs, co)
 		if err != nil {
 			return nil, fmt.Errorf("capacity: %w", err)
