@@ -206,4 +206,3 @@ func (c *Cursor) Skip() bool {
 
 // End reports whether only whitespace is left.
 func (c *Cursor) End() bool { return c.ws() == 0 && c.i == len(c.b) }
-
