@@ -2,6 +2,8 @@ package jsonscan
 
 import (
 	"bytes"
+	"encoding/binary"
+	"math/bits"
 )
 
 // A Cursor reads one JSON value held whole in memory (a line of JSONL)
@@ -127,12 +129,47 @@ func (c *Cursor) String() ([]byte, bool) {
 // str reads the string starting at c.i; one with an escape is refused.
 func (c *Cursor) str() ([]byte, bool) {
 	body := c.b[c.i+1:]
-	q := bytes.IndexByte(body, '"')
-	if q < 0 || bytes.IndexByte(body[:q], '\\') >= 0 {
+	q := stringEnd(body)
+	if q < 0 {
 		return nil, false
 	}
 	c.i += q + 2
 	return body[:q], true
+}
+
+// stringEnd returns the index of the quote that ends a string body
+// without escapes, or -1 if the body has a backslash first or no quote.
+// Keys and units are short: their first 32 bytes are read a word at a
+// time (skip.go), which costs less than two calls of bytes.IndexByte;
+// the rest of a longer string is left to IndexByte's vector loop.
+func stringEnd(body []byte) int {
+	q := 0
+	for ; q+8 <= len(body) && q < 32; q += 8 {
+		w := binary.LittleEndian.Uint64(body[q:])
+		if m := bytesEq(w, '"') | bytesEq(w, '\\'); m != 0 {
+			q += bits.TrailingZeros64(m) >> 3
+			if body[q] != '"' {
+				return -1
+			}
+			return q
+		}
+	}
+	if q < 32 { // fewer than eight bytes left
+		for ; q < len(body); q++ {
+			switch body[q] {
+			case '"':
+				return q
+			case '\\':
+				return -1
+			}
+		}
+		return -1
+	}
+	e := bytes.IndexByte(body[q:], '"')
+	if e < 0 || bytes.IndexByte(body[q:q+e], '\\') >= 0 {
+		return -1
+	}
+	return q + e
 }
 
 // Literal reads a number or a bare word and returns its text and kind

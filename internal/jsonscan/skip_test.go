@@ -1,6 +1,7 @@
 package jsonscan
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -238,5 +239,34 @@ func BenchmarkSkipArray(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// TestStringEnd: stringEnd agrees with finding the first quote and
+// refusing a backslash before it, for bodies of every length to 80 with
+// a quote, a backslash, both or neither at every place.
+func TestStringEnd(t *testing.T) {
+	want := func(b []byte) int {
+		q := bytes.IndexByte(b, '"')
+		if q < 0 || bytes.IndexByte(b[:q], '\\') >= 0 {
+			return -1
+		}
+		return q
+	}
+	for n := range 81 {
+		for i := -1; i < n; i++ {
+			for j := -1; j < n; j += 3 {
+				b := bytes.Repeat([]byte("ab cd,é"), n)[:n]
+				if j >= 0 {
+					b[j] = '\\'
+				}
+				if i >= 0 {
+					b[i] = '"'
+				}
+				if got := stringEnd(b); got != want(b) {
+					t.Fatalf("%q: %d, want %d", b, got, want(b))
+				}
+			}
+		}
 	}
 }
