@@ -374,6 +374,15 @@ func (s *Scanner) value(c byte) (Token, error) {
 }
 
 // lexString reads a quoted string starting at s.i, checking its escapes.
+// rawNewlines counts the newlines of a string token (JSON forbids them
+// there, and Unquote refuses them where its caller checks, but the
+// scanner passes over them), so that the lines and columns after it are
+// true, as SkipArray's are.
+func (s *Scanner) rawNewlines(start int, raw []byte) {
+	s.line += bytes.Count(raw, []byte{'\n'})
+	s.lineStart = s.base + int64(start+bytes.LastIndexByte(raw, '\n')) + 1
+}
+
 func (s *Scanner) lexString(k Kind) (Token, error) {
 	start := s.i
 	j := start + 1 // first unexamined byte of the string body
@@ -410,6 +419,9 @@ func (s *Scanner) lexString(k Kind) (Token, error) {
 			end := j + 1
 			tok := Token{Kind: k, Raw: s.buf[start:end], Pos: s.posAt(start)}
 			s.i = end
+			if bytes.IndexByte(tok.Raw, '\n') >= 0 {
+				s.rawNewlines(start, tok.Raw)
+			}
 			return tok, nil
 		}
 		if !more && q >= 0 {

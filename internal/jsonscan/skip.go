@@ -3,6 +3,7 @@ package jsonscan
 import (
 	"encoding/binary"
 	"errors"
+	"io"
 	"math/bits"
 )
 
@@ -38,6 +39,35 @@ func (s *Scanner) SkipArray() (int, error) {
 	if len(s.stack) == 0 || s.stack[len(s.stack)-1] != '[' || s.state != stArrFirst {
 		return 0, errors.New("jsonscan: SkipArray must follow a '[' token")
 	}
+	return s.skip(']', nil)
+}
+
+// SkipValue skips the rest of the object or array whose '{' or '[' was
+// the last token, as SkipArray does (nesting and strings are tracked, the
+// members and elements are not validated), and appends the value's text,
+// from that bracket to the one that closes it, to out.
+func (s *Scanner) SkipValue(out []byte) ([]byte, error) {
+	closer := byte(0)
+	if n := len(s.stack); n > 0 {
+		switch {
+		case s.stack[n-1] == '[' && s.state == stArrFirst:
+			closer = ']'
+		case s.stack[n-1] == '{' && s.state == stObjFirstKey:
+			closer = '}'
+		}
+	}
+	if closer == 0 {
+		return out, errors.New("jsonscan: SkipValue must follow a '[' or '{' token")
+	}
+	out = append(out, s.stack[len(s.stack)-1])
+	_, err := s.skip(closer, &out)
+	return out, err
+}
+
+// skip is SkipArray and SkipValue: it reads to the closer of the open
+// container, appending what it reads to *out when out is not nil, and
+// counts the container's elements (meaningful for arrays only).
+func (s *Scanner) skip(closer byte, out *[]byte) (int, error) {
 	depth := 0        // nesting below the array
 	commas := 0       // commas at the array's own level
 	nonEmpty := false // something other than whitespace at the array's level
@@ -49,7 +79,7 @@ func (s *Scanner) SkipArray() (int, error) {
 			}
 			return 0, &SyntaxError{Pos: s.posAt(s.i), Msg: "unterminated array: " + ErrUnexpectedEOF.Error()}
 		}
-		b := s.buf
+		b, start := s.buf, s.i
 		for i := s.i; i < len(b); i++ {
 			if !esc && i+8 <= len(b) {
 				w := binary.LittleEndian.Uint64(b[i:])
@@ -118,8 +148,14 @@ func (s *Scanner) SkipArray() (int, error) {
 					depth--
 					continue
 				}
-				if c != ']' {
-					return 0, s.errorf(i, "unbalanced '}' in array")
+				if c != closer {
+					if closer == ']' {
+						return 0, s.errorf(i, "unbalanced '}' in array")
+					}
+					return 0, s.errorf(i, "unbalanced ']' in object")
+				}
+				if out != nil {
+					*out = append(*out, b[start:i+1]...)
 				}
 				s.i = i + 1
 				s.stack = s.stack[:len(s.stack)-1]
@@ -134,6 +170,24 @@ func (s *Scanner) SkipArray() (int, error) {
 				}
 			}
 		}
+		if out != nil {
+			*out = append(*out, b[start:]...)
+		}
 		s.i = len(b)
 	}
+}
+
+// NewInArrays returns a scanner that reads r as if depth arrays had been
+// opened before at (the '[' of each read, nothing after them), so that a
+// value read again from the middle of a document nests, and is refused
+// past MaxDepth, as it is where it stands.
+func NewInArrays(r io.Reader, at Pos, depth int) *Scanner {
+	s := NewAt(r, at)
+	for range depth {
+		s.stack = append(s.stack, '[')
+	}
+	if depth > 0 {
+		s.state = stArrFirst
+	}
+	return s
 }

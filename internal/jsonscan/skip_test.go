@@ -270,3 +270,106 @@ func TestStringEnd(t *testing.T) {
 		}
 	}
 }
+
+// TestSkipValue: SkipValue ends where SkipArray ends (or fails as it
+// does) and returns exactly the text it passed over, for arrays and for
+// objects holding them, read whole and one byte at a time; a scanner
+// from NewInArrays reads that text again to the same tokens and refuses
+// nesting at the same place.
+func TestSkipValue(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	for k := range 5_000 {
+		arr := randomArray(r)
+		obj := `{"k": ` + strings.TrimSuffix(arr, "  7") + `}  7`
+		for _, in := range []string{arr, obj} {
+			var rd io.Reader = strings.NewReader(in)
+			if k%7 == 0 {
+				rd = iotest.OneByteReader(rd)
+			}
+			s := New(rd)
+			tok, err := s.Next()
+			if err != nil {
+				continue // damaged at its first byte
+			}
+			raw, err := s.SkipValue([]byte("x"))
+			end := s.Pos().Off
+			if in[0] == '[' {
+				if got, want := skipOutcome(in, false, func(s *Scanner) (int, error) { _, err := s.SkipValue(nil); return 0, err }),
+					skipOutcome(in, false, func(s *Scanner) (int, error) { _, err := s.SkipArray(); return 0, err }); got != want {
+					t.Fatalf("%q:\n got %s\nwant %s", in, got, want)
+				}
+			}
+			if err != nil {
+				continue
+			}
+			if string(raw) != "x"+in[tok.Pos.Off:end] {
+				t.Fatalf("%q: captured %q, want %q", in, raw[1:], in[tok.Pos.Off:end])
+			}
+		}
+	}
+	// The scanner goes on after the skipped value as after any value.
+	s := New(strings.NewReader(`{"a": {"b": [1, "}"]}, "c": 2}`))
+	var kinds []string
+	for {
+		tok, err := s.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		kinds = append(kinds, string(tok.Raw))
+		if tok.Kind == BeginObject && tok.Pos.Off > 0 {
+			raw, err := s.SkipValue(nil)
+			if err != nil || string(raw) != `{"b": [1, "}"]}` {
+				t.Fatalf("%q %v", raw, err)
+			}
+		}
+	}
+	if got := strings.Join(kinds, " "); got != `{ "a" { "c" 2 }` {
+		t.Errorf("tokens %s", got)
+	}
+	// A value read again inside 999 arrays may open one more, not two.
+	for _, c := range []struct {
+		in string
+		ok bool
+	}{{"[1]", true}, {"[[1]]", false}} {
+		s := NewInArrays(strings.NewReader(c.in), Pos{Off: 5000, Line: 3, Col: 9}, MaxDepth-1)
+		tok, err := s.Next()
+		if err != nil || tok.Pos != (Pos{Off: 5000, Line: 3, Col: 9}) {
+			t.Fatalf("%s: %+v %v", c.in, tok, err)
+		}
+		var serr error
+		for serr == nil {
+			_, serr = s.Next()
+		}
+		if ok := !errors.Is(serr, ErrTooDeep); ok != c.ok {
+			t.Errorf("%s inside %d arrays: %v", c.in, MaxDepth-1, serr)
+		}
+	}
+	if _, err := New(strings.NewReader("1")).SkipValue(nil); err == nil {
+		t.Error("SkipValue without a bracket")
+	}
+}
+
+// TestStringNewlines: a raw newline inside a string (which JSON forbids
+// but the scanner passes over) counts as a line, so positions after it
+// are true and agree with SkipArray's.
+func TestStringNewlines(t *testing.T) {
+	in := "[\"a\nb\", \"c\n\nd\"] 7"
+	s := New(strings.NewReader(in))
+	var last Token
+	for {
+		tok, err := s.Next()
+		if err != nil {
+			break
+		}
+		last = tok
+	}
+	if last.Pos != (Pos{Off: int64(len(in) - 1), Line: 4, Col: 5}) {
+		t.Errorf("7 at %+v, want line 4, column 5", last.Pos)
+	}
+	if got, want := skipOutcome(in, false, (*Scanner).SkipArray), "2 elements, next number \"7\" at 4:5, <nil>"; got != want {
+		t.Errorf("SkipArray: %s, want %s", got, want)
+	}
+}
