@@ -54,26 +54,8 @@ func (r *requestReader) read() error {
 	if tok.Kind != jsonscan.BeginArray {
 		return &ingest.Error{File: r.in.Path, Line: tok.Pos.Line, Column: tok.Pos.Col, Err: errors.New("expected a JSON array of request records")}
 	}
-	for i := int64(0); ; i++ {
-		tok, err := sc.Next()
-		if err != nil {
-			return jtree.SyntaxErr(r.in.Path, err)
-		}
-		if tok.Kind == jsonscan.EndArray {
-			break
-		}
-		if i&0xfff == 0 {
-			if err := r.ctx.Err(); err != nil {
-				return err
-			}
-		}
-		n, err := jtree.Read(r.in.Path, sc, tok)
-		if err != nil {
-			return err
-		}
-		if err := r.record(i, n); err != nil {
-			return err
-		}
+	if err := jtree.Elements(r.ctx, r.in.Path, sc, r.in.OpenAt, r.record); err != nil {
+		return err
 	}
 	if _, err := sc.Next(); err != io.EOF {
 		return &ingest.Error{File: r.in.Path, Err: errors.New("data after the array of request records")}
@@ -245,7 +227,8 @@ func (r *requestReader) emitComputed(reported []schemas.Metric) error {
 		if len(s.xs) == 0 {
 			continue
 		}
-		sorted := slices.Sorted(slices.Values(s.xs))
+		sorted := slices.Clone(s.xs)
+		stats.SortFloats(sorted)
 		for _, st := range []struct {
 			stat string
 			v    float64

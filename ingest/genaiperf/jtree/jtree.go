@@ -6,13 +6,16 @@
 //
 // It is shared by ingest/genaiperf and ingest/aiperf, whose summary files
 // have one lineage (AIPerf 0.2 adopted GenAI-Perf's layout). Large inputs
-// (per-request exports) are streamed with jsonscan directly instead.
+// (per-request exports) are streamed with jsonscan directly, or, when
+// they are arrays of records, read a record at a time on every core by
+// Elements (inference-perf's per-request file).
 package jtree
 
 import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 
 	"github.com/verdict-llm/verdict/ingest"
@@ -66,17 +69,39 @@ func Parse(path string, r io.Reader) (*Node, error) {
 
 // Read reads the value that tok (just returned by sc) starts.
 func Read(path string, sc *jsonscan.Scanner, tok jsonscan.Token) (*Node, error) {
-	count := 0
-	return read(path, sc, tok, &count)
+	t := treeReader{path: path, sc: sc}
+	return t.read(tok)
 }
 
-func read(path string, sc *jsonscan.Scanner, tok jsonscan.Token, count *int) (*Node, error) {
-	*count++
-	if *count > MaxNodes {
+// A treeReader reads one tree. Its nodes are allocated in slabs, and each
+// container's members or elements are gathered on a stack shared by the
+// whole tree and copied out once at the right length, so that a record
+// of forty values costs a few allocations, not a hundred.
+type treeReader struct {
+	path    string
+	sc      *jsonscan.Scanner
+	count   int
+	slab    []Node
+	members []Member
+	elems   []*Node
+}
+
+func (t *treeReader) node(tok jsonscan.Token) *Node {
+	if len(t.slab) == cap(t.slab) {
+		t.slab = make([]Node, 0, min(64, 1+t.count/2))
+	}
+	t.slab = append(t.slab, Node{Kind: tok.Kind, Pos: tok.Pos})
+	return &t.slab[len(t.slab)-1]
+}
+
+func (t *treeReader) read(tok jsonscan.Token) (*Node, error) {
+	path, sc := t.path, t.sc
+	t.count++
+	if t.count > MaxNodes {
 		return nil, &ingest.Error{File: path, Line: tok.Pos.Line, Column: tok.Pos.Col,
 			Err: fmt.Errorf("document too large (over %d values) for a summary file", MaxNodes)}
 	}
-	n := &Node{Kind: tok.Kind, Pos: tok.Pos}
+	n := t.node(tok)
 	switch tok.Kind {
 	case jsonscan.String:
 		s, err := sc.Text(tok)
@@ -88,12 +113,17 @@ func read(path string, sc *jsonscan.Scanner, tok jsonscan.Token, count *int) (*N
 		n.Text = string(tok.Raw)
 	case jsonscan.True, jsonscan.False, jsonscan.Null:
 	case jsonscan.BeginObject:
+		base := len(t.members)
 		for {
 			k, err := sc.Next()
 			if err != nil {
 				return nil, SyntaxErr(path, err)
 			}
 			if k.Kind == jsonscan.EndObject {
+				if len(t.members) > base {
+					n.Members = slices.Clone(t.members[base:])
+				}
+				t.members = t.members[:base]
 				return n, nil
 			}
 			key, err := sc.Text(k)
@@ -104,26 +134,31 @@ func read(path string, sc *jsonscan.Scanner, tok jsonscan.Token, count *int) (*N
 			if err != nil {
 				return nil, SyntaxErr(path, err)
 			}
-			v, err := read(path, sc, vt, count)
+			v, err := t.read(vt)
 			if err != nil {
 				return nil, err
 			}
-			n.Members = append(n.Members, Member{Key: key, KeyPos: k.Pos, Val: v})
+			t.members = append(t.members, Member{Key: key, KeyPos: k.Pos, Val: v})
 		}
 	case jsonscan.BeginArray:
+		base := len(t.elems)
 		for {
 			et, err := sc.Next()
 			if err != nil {
 				return nil, SyntaxErr(path, err)
 			}
 			if et.Kind == jsonscan.EndArray {
+				if len(t.elems) > base {
+					n.Elems = slices.Clone(t.elems[base:])
+				}
+				t.elems = t.elems[:base]
 				return n, nil
 			}
-			e, err := read(path, sc, et, count)
+			e, err := t.read(et)
 			if err != nil {
 				return nil, err
 			}
-			n.Elems = append(n.Elems, e)
+			t.elems = append(t.elems, e)
 		}
 	default:
 		return nil, &ingest.Error{File: path, Line: tok.Pos.Line, Column: tok.Pos.Col, Err: fmt.Errorf("unexpected %s", tok.Kind)}
