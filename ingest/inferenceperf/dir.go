@@ -143,6 +143,7 @@ func readAllStages(ctx context.Context, d reportDir, cfg *jtree.Node, sink inges
 			return readRequestsAlone(ctx, in, sink)
 		}
 		rr := newRequestReader(ctx, in, sink, s.run.ID)
+		defer rr.close()
 		if err := rr.read(); err != nil {
 			return err
 		}

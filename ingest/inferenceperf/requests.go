@@ -6,11 +6,11 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"slices"
 	"strconv"
 
 	"github.com/verdict-llm/verdict/ingest"
 	"github.com/verdict-llm/verdict/ingest/genaiperf/jtree"
+	"github.com/verdict-llm/verdict/internal/spill"
 	"github.com/verdict-llm/verdict/internal/jsonscan"
 	"github.com/verdict-llm/verdict/schemas"
 	"github.com/verdict-llm/verdict/stats"
@@ -31,8 +31,10 @@ type requestReader struct {
 	n, ok, failed int64
 	checked       int     // reported statistics compared with the recomputed ones
 	first, last   float64 // min start, max end over all requests
-	// series recomputed with inference-perf's conventions
-	e2e, ttft, tpot, ntpot, itl, isl, osl []float64
+	// series recomputed with inference-perf's conventions, spilled to a
+	// temporary file past a million values each (the token gaps of 1M
+	// requests would otherwise hold 120 MB); close removes the files
+	e2e, ttft, tpot, ntpot, itl, isl, osl spill.Floats
 	inTok, outTok                         float64
 }
 
@@ -143,43 +145,67 @@ func (r *requestReader) record(i int64, n *jtree.Node) error {
 	}
 	r.ok++
 	req.E2ES = schemas.Some(end - start)
-	r.success(&req, end-start, tokTimes, okIn, inTok, okOut, outTok)
+	if err := r.success(&req, end-start, tokTimes, okIn, inTok, okOut, outTok); err != nil {
+		return &ingest.Error{File: r.in.Path, Err: err}
+	}
 	return r.sink.Request(&req)
 }
 
 // success adds a successful request to the recomputed series, with the
 // formulas of reportgen/base.py (compute_request_latency_metrics).
-func (r *requestReader) success(req *schemas.Request, lat float64, tt []float64, okIn bool, in int64, okOut bool, out int64) {
-	r.e2e = append(r.e2e, lat)
+func (r *requestReader) success(req *schemas.Request, lat float64, tt []float64, okIn bool, in int64, okOut bool, out int64) error {
+	err := r.e2e.Add(lat)
 	if okIn {
-		r.isl, r.inTok = append(r.isl, float64(in)), r.inTok+float64(in)
+		err, r.inTok = errors.Join(err, r.isl.Add(float64(in))), r.inTok+float64(in)
 	}
 	if !okOut {
-		return
+		return err
 	}
-	r.osl, r.outTok = append(r.osl, float64(out)), r.outTok+float64(out)
+	err, r.outTok = errors.Join(err, r.osl.Add(float64(out))), r.outTok+float64(out)
 	nt := 0.0
 	if out > 0 {
 		nt = lat / float64(out)
 	}
-	r.ntpot = append(r.ntpot, nt)
+	err = errors.Join(err, r.ntpot.Add(nt))
 	if len(tt) > 1 {
 		t := tt[0] - req.StartS.V
 		req.TTFTS = schemas.Some(t)
-		r.ttft = append(r.ttft, t)
+		err = errors.Join(err, r.ttft.Add(t))
 		if out > 1 {
-			r.tpot = append(r.tpot, (tt[len(tt)-1]-tt[0])/float64(out-1))
+			err = errors.Join(err, r.tpot.Add((tt[len(tt)-1]-tt[0])/float64(out-1)))
 		}
-		for j := 1; j < len(tt); j++ {
-			r.itl = append(r.itl, tt[j]-tt[j-1])
+		for j := 1; j < len(tt) && err == nil; j++ {
+			err = r.itl.Add(tt[j] - tt[j-1])
 		}
 	}
+	return err
+}
+
+// close removes the series' temporary files.
+func (r *requestReader) close() {
+	for _, f := range r.series() {
+		f.f.Close()
+	}
+}
+
+// series are the recomputed series with their metrics, in the order
+// their statistics are written.
+func (r *requestReader) series() []struct {
+	id schemas.MetricID
+	f  *spill.Floats
+} {
+	return []struct {
+		id schemas.MetricID
+		f  *spill.Floats
+	}{{schemas.E2E, &r.e2e}, {schemas.TTFT, &r.ttft}, {schemas.TPOT, &r.tpot}, {schemas.TPOTInclTTFTZeroFilled, &r.ntpot},
+		{schemas.ITLTokenChunkStamped, &r.itl}, {schemas.InputTokens, &r.isl}, {schemas.OutputTokens, &r.osl}}
 }
 
 // readRequestsAlone reads a per-request file without its summary: a run of
 // its own, with the statistics computed from it.
 func readRequestsAlone(ctx context.Context, in *ingest.Input, sink ingest.Sink) error {
 	rr := newRequestReader(ctx, in, sink, ingest.RunID("inference-perf", in.SHA256, 0))
+	defer rr.close()
 	if err := rr.read(); err != nil {
 		return err
 	}
@@ -219,30 +245,34 @@ func (r *requestReader) emitComputed(reported []schemas.Metric) error {
 		computed = append(computed, m)
 		return r.sink.Metric(&m)
 	}
-	for _, s := range []struct {
-		id schemas.MetricID
-		xs []float64
-	}{{schemas.E2E, r.e2e}, {schemas.TTFT, r.ttft}, {schemas.TPOT, r.tpot}, {schemas.TPOTInclTTFTZeroFilled, r.ntpot},
-		{schemas.ITLTokenChunkStamped, r.itl}, {schemas.InputTokens, r.isl}, {schemas.OutputTokens, r.osl}} {
-		if len(s.xs) == 0 {
+	ps := make([]float64, len(defaultPercentiles))
+	for k, p := range defaultPercentiles {
+		ps[k] = p / 100
+	}
+	for _, s := range r.series() {
+		n := int(s.f.Len())
+		if n == 0 {
 			continue
 		}
-		sorted := slices.Clone(s.xs)
-		stats.SortFloats(sorted)
+		mean := s.f.Mean() // before Quantiles sorts the values: numpy sums them unsorted
+		qs, err := s.f.Quantiles(ps, stats.Linear)
+		if err != nil {
+			return &ingest.Error{File: r.in.Path, Err: err}
+		}
 		for _, st := range []struct {
 			stat string
 			v    float64
-		}{{schemas.StatMean, stats.Mean(s.xs)}, {schemas.StatMin, sorted[0]}, {schemas.StatMax, sorted[len(sorted)-1]}} {
-			if err := add(s.id, st.stat, schemas.Opt[float64]{}, st.v, len(s.xs)); err != nil {
+		}{{schemas.StatMean, mean}, {schemas.StatMin, s.f.Min()}, {schemas.StatMax, s.f.Max()}} {
+			if err := add(s.id, st.stat, schemas.Opt[float64]{}, st.v, n); err != nil {
 				return err
 			}
 		}
-		for _, p := range defaultPercentiles {
+		for k, p := range defaultPercentiles {
 			stat, pct := schemas.StatP, schemas.Some(p)
 			if p == 50 {
 				stat, pct = schemas.StatMedian, schemas.Opt[float64]{}
 			}
-			if err := add(s.id, stat, pct, stats.Quantile(sorted, p/100, stats.Linear), len(s.xs)); err != nil {
+			if err := add(s.id, stat, pct, qs[k], n); err != nil {
 				return err
 			}
 		}
