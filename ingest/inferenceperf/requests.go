@@ -10,8 +10,8 @@ import (
 
 	"github.com/verdict-llm/verdict/ingest"
 	"github.com/verdict-llm/verdict/ingest/genaiperf/jtree"
-	"github.com/verdict-llm/verdict/internal/spill"
 	"github.com/verdict-llm/verdict/internal/jsonscan"
+	"github.com/verdict-llm/verdict/internal/spill"
 	"github.com/verdict-llm/verdict/schemas"
 	"github.com/verdict-llm/verdict/stats"
 )
