@@ -444,11 +444,7 @@ func (c *recompute) add(req *schemas.Request, hasGaps bool) error {
 		}
 	}
 	if hasGaps {
-		for _, g := range req.ChunkGapsS {
-			if err := c.itl.Add(g); err != nil {
-				return err
-			}
-		}
+		return c.itl.AddAll(req.ChunkGapsS)
 	}
 	return nil
 }

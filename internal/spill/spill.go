@@ -58,6 +58,57 @@ type Floats struct {
 
 // Add appends one value.
 func (f *Floats) Add(x float64) error {
+	f.moments(x)
+	limit := f.limit()
+	if f.file == nil && len(f.mem) < limit {
+		f.mem = append(f.mem, x)
+		return nil
+	}
+	if f.file == nil {
+		if err := f.spill(); err != nil {
+			return err
+		}
+	}
+	binary.LittleEndian.PutUint64(f.scratch[:], math.Float64bits(x))
+	_, err := f.w.Write(f.scratch[:])
+	return err
+}
+
+// AddAll appends the values in order, as Add does one at a time (the same
+// moments, the same storage), writing spilled values in one piece.
+func (f *Floats) AddAll(xs []float64) error {
+	for _, x := range xs {
+		f.moments(x)
+	}
+	if f.file == nil {
+		room := f.limit() - len(f.mem)
+		if len(xs) <= room {
+			f.mem = append(f.mem, xs...)
+			return nil
+		}
+		f.mem = append(f.mem, xs[:room]...)
+		xs = xs[room:]
+		if err := f.spill(); err != nil {
+			return err
+		}
+	}
+	buf := f.w.AvailableBuffer()
+	for _, x := range xs {
+		buf = binary.LittleEndian.AppendUint64(buf, math.Float64bits(x))
+	}
+	_, err := f.w.Write(buf)
+	return err
+}
+
+func (f *Floats) limit() int {
+	if f.MemLimit > 0 {
+		return f.MemLimit
+	}
+	return DefaultMemLimit
+}
+
+// moments updates the running moments and extremes with x.
+func (f *Floats) moments(x float64) {
 	if f.n == 0 {
 		f.min, f.max = x, x
 	} else {
@@ -77,23 +128,6 @@ func (f *Floats) Add(x float64) error {
 	f.sum = t
 	f.sorted = false
 	f.memMoments = nil
-
-	limit := f.MemLimit
-	if limit <= 0 {
-		limit = DefaultMemLimit
-	}
-	if f.file == nil && len(f.mem) < limit {
-		f.mem = append(f.mem, x)
-		return nil
-	}
-	if f.file == nil {
-		if err := f.spill(); err != nil {
-			return err
-		}
-	}
-	binary.LittleEndian.PutUint64(f.scratch[:], math.Float64bits(x))
-	_, err := f.w.Write(f.scratch[:])
-	return err
 }
 
 func (f *Floats) spill() error {

@@ -120,3 +120,47 @@ func BenchmarkSpilledGrid(b *testing.B) {
 		}
 	}
 }
+
+// TestAddAllIsAdd: AddAll of runs of values, crossing the memory limit
+// inside a run, leaves the sample Add of each value leaves: the same
+// length, extremes, moments (bit for bit) and quantiles, in memory and
+// spilled.
+func TestAddAllIsAdd(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for _, limit := range []int{1, 5, 16, 1000} {
+		var one, all Floats
+		one.MemLimit, all.MemLimit = limit, limit
+		defer one.Close()
+		defer all.Close()
+		for range 300 {
+			run := make([]float64, rng.IntN(20))
+			for i := range run {
+				run[i] = math.Exp(rng.NormFloat64()) * 0.02
+				if err := one.Add(run[i]); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := all.AddAll(run); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if one.Len() != all.Len() || one.Spilled() != all.Spilled() || one.Min() != all.Min() || one.Max() != all.Max() ||
+			one.Mean() != all.Mean() || one.StdDev(1) != all.StdDev(1) {
+			t.Fatalf("limit %d: Add gives n %d, spilled %v, min %v, max %v, mean %v, sd %v; AddAll %d, %v, %v, %v, %v, %v", limit,
+				one.Len(), one.Spilled(), one.Min(), one.Max(), one.Mean(), one.StdDev(1),
+				all.Len(), all.Spilled(), all.Min(), all.Max(), all.Mean(), all.StdDev(1))
+		}
+		ps := []float64{0, 0.1, 0.5, 0.9, 0.99, 1}
+		a, err := one.Quantiles(ps, stats.Linear)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := all.Quantiles(ps, stats.Linear)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(a, b) {
+			t.Errorf("limit %d: quantiles %v, AddAll %v", limit, a, b)
+		}
+	}
+}
