@@ -28,13 +28,23 @@ var pow10 = [...]float64{1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10,
 // else (more digits, an exponent out of range, a case Eisel-Lemire
 // cannot decide, or text strconv would read differently or refuse), and
 // the caller asks strconv.
-func exactFloat(b []byte) (float64, bool) {
+func exactFloat(b []byte) (float64, bool) { return decimal(b, false) }
+
+// jsonFloat is exactFloat for text that must also be a JSON number (one
+// integer digit at least, no leading zero, a digit after the point): it
+// checks the grammar as it parses, so that a caller need not run
+// validNumber first. False means either; the caller then asks
+// validNumber and strconv, as before.
+func jsonFloat(b []byte) (float64, bool) { return decimal(b, true) }
+
+func decimal(b []byte, strict bool) (float64, bool) {
 	i, neg := 0, false
 	if len(b) > 0 && b[0] == '-' {
 		i, neg = 1, true
 	}
 	var mant uint64
 	digits, exp, seen := 0, 0, false
+	start := i
 	for ; i < len(b) && b[i] >= '0' && b[i] <= '9'; i++ {
 		seen = true
 		if mant > 0 || b[i] != '0' {
@@ -42,7 +52,11 @@ func exactFloat(b []byte) (float64, bool) {
 		}
 		mant = mant*10 + uint64(b[i]-'0')
 	}
+	if strict && (i == start || b[start] == '0' && i-start > 1) {
+		return 0, false // no integer digit, or a leading zero
+	}
 	if i < len(b) && b[i] == '.' {
+		point := i
 		for i++; i < len(b) && b[i] >= '0' && b[i] <= '9'; i++ {
 			seen = true
 			if mant > 0 || b[i] != '0' {
@@ -50,6 +64,9 @@ func exactFloat(b []byte) (float64, bool) {
 			}
 			mant = mant*10 + uint64(b[i]-'0')
 			exp--
+		}
+		if strict && i == point+1 {
+			return 0, false // no digit after the point
 		}
 	}
 	if !seen || digits > 19 {

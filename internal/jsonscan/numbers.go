@@ -64,11 +64,11 @@ func (s *Scanner) Numbers(dst []float64) ([]float64, bool) {
 			j++
 		}
 		raw := b[i:j]
-		if !validNumber(raw) {
-			return dst[:n0], false
-		}
-		f, ok := exactFloat(raw)
+		f, ok := jsonFloat(raw) // validates as it parses
 		if !ok {
+			if !validNumber(raw) {
+				return dst[:n0], false
+			}
 			var err error
 			if f, err = parseFloat(raw); err != nil {
 				return dst[:n0], false

@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"math/rand/v2"
+	"strconv"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -371,5 +373,41 @@ func TestStringNewlines(t *testing.T) {
 	}
 	if got, want := skipOutcome(in, false, (*Scanner).SkipArray), "2 elements, next number \"7\" at 4:5, <nil>"; got != want {
 		t.Errorf("SkipArray: %s, want %s", got, want)
+	}
+}
+
+// TestJSONFloat: jsonFloat accepts only JSON numbers (validNumber) and
+// reads them as strconv does, and it accepts every JSON number that
+// exactFloat reads, so Numbers never falls back for those; 1,000,000
+// random strings of number characters and 200,000 random floats.
+func TestJSONFloat(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	const chars = "0123456789.-+eE00"
+	check := func(b []byte) {
+		f, ok := jsonFloat(b)
+		if !ok {
+			if _, exact := exactFloat(b); exact && validNumber(b) {
+				t.Fatalf("%q: a JSON number exactFloat reads, refused", b)
+			}
+			return
+		}
+		want, err := strconv.ParseFloat(string(b), 64)
+		if !validNumber(b) || err != nil || math.Float64bits(f) != math.Float64bits(want) {
+			t.Fatalf("%q: %v (valid %v, strconv %v %v)", b, f, validNumber(b), want, err)
+		}
+	}
+	b := make([]byte, 0, 16)
+	for range 1_000_000 {
+		b = b[:0]
+		for range 1 + r.IntN(12) {
+			b = append(b, chars[r.IntN(len(chars))])
+		}
+		check(b)
+	}
+	for range 200_000 {
+		x := math.Exp(r.NormFloat64()*10) * float64(1-2*r.IntN(2))
+		for _, fmtc := range []byte{'g', 'e', 'f'} {
+			check(strconv.AppendFloat(b[:0], x, fmtc, -1, 64))
+		}
 	}
 }
