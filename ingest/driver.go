@@ -215,7 +215,7 @@ func prepare(path string, forced Format, opts Options) (*prepared, error) {
 	if fi.Size() == 0 {
 		return nil, &Error{File: path, Err: errors.New("empty file")}
 	}
-	sum, head, err := hashAndHead(path)
+	head, err := readHead(path)
 	if err != nil {
 		return nil, &Error{File: path, Err: err}
 	}
@@ -223,7 +223,9 @@ func prepare(path string, forced Format, opts Options) (*prepared, error) {
 	if limit <= 0 {
 		limit = DefaultMaxDecompressed
 	}
-	p := &prepared{path: path, in: &Input{Path: path, Size: fi.Size(), SHA256: sum}, close: func() {}}
+	// The file is hashed alongside its reading: run IDs wait for it
+	// (Input.SHA256), the rest of the work does not.
+	p := &prepared{path: path, in: &Input{Path: path, Size: fi.Size(), digest: hashFile(path)}, close: func() {}}
 	if c := sniff(head); c != plain {
 		p.comp = c.String()
 		// Compressed: stream it decompressed, and materialise it once in a
@@ -290,10 +292,15 @@ func readFile(ctx context.Context, p *prepared, w *schemas.BundleWriter, opts Op
 	}
 	sink.src.Compression = p.comp
 	defer track(p.in, p.path, opts)()
-	sink.src.SHA256, sink.src.Bytes, sink.src.Format = p.in.SHA256, p.in.Size, p.f.Name()
-	if err := p.f.Read(ctx, p.in, sink); err != nil {
+	sink.src.Bytes, sink.src.Format = p.in.Size, p.f.Name()
+	err := p.f.Read(ctx, p.in, sink)
+	if herr := p.in.hashErr(); herr != nil {
+		return schemas.Source{}, &Error{File: p.path, Err: fmt.Errorf("hashing: %w", herr)}
+	}
+	if err != nil {
 		return schemas.Source{}, fileError(p.path, err)
 	}
+	sink.src.SHA256 = p.in.SHA256()
 	return sink.finish()
 }
 
@@ -323,24 +330,19 @@ func unwrapPathError(err error) error {
 	return err
 }
 
-func hashAndHead(path string) (string, []byte, error) {
+// readHead reads the first HeadSize bytes of a file, for detection.
+func readHead(path string) ([]byte, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return "", nil, err
+		return nil, err
 	}
 	defer f.Close()
-	h := sha256.New()
 	head := make([]byte, HeadSize)
 	n, err := io.ReadFull(f, head)
 	if err != nil && err != io.ErrUnexpectedEOF {
-		return "", nil, err
+		return nil, err
 	}
-	head = head[:n]
-	h.Write(head)
-	if _, err := io.CopyBuffer(h, f, make([]byte, 1<<20)); err != nil {
-		return "", nil, err
-	}
-	return hex.EncodeToString(h.Sum(nil)), head, nil
+	return head[:n], nil
 }
 
 // detect picks the format with the highest confidence.

@@ -2,6 +2,7 @@ package ingest_test
 
 import (
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"os"
@@ -187,5 +188,37 @@ func TestRunTimeOutOfRange(t *testing.T) {
 	}
 	if r := runs[0]; r.WindowStart.OK || !r.WindowEnd.OK {
 		t.Errorf("window %+v .. %+v", r.WindowStart, r.WindowEnd)
+	}
+}
+
+// TestSourceHash: the hash computed alongside the reading is the file's
+// SHA-256, in the manifest, in each run's source_sha256 and in the run
+// IDs derived from it, for a file given alone.
+func TestSourceHash(t *testing.T) {
+	src := testdata("serve_detailed.json")
+	data, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := fmt.Sprintf("%x", sha256.Sum256(data))
+	sum, err := ingest.ToBundle(context.Background(), []string{src}, filepath.Join(t.TempDir(), "b"), ingest.Options{Formats: formats})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := sum.Manifest.Sources[0].SHA256; got != want {
+		t.Errorf("manifest SHA-256 %s, want %s", got, want)
+	}
+	b, err := schemas.OpenBundle(sum.Dest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs, err := b.Runs(context.Background())
+	if err != nil || len(runs) == 0 {
+		t.Fatal(runs, err)
+	}
+	for i, r := range runs {
+		if r.SourceSHA256 != want || r.ID != ingest.RunID("vllm", want, int(r.SourceRecord)) {
+			t.Errorf("run %d: ID %s, source SHA-256 %s; want %s", i, r.ID, r.SourceSHA256, want)
+		}
 	}
 }

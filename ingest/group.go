@@ -54,7 +54,7 @@ func (c *Candidate) Open() (io.ReadCloser, error) { return c.in.openAt(0) }
 // Input returns the candidate as an Input, for reading it with the
 // format's own reader (into Discard) before deciding on a group.
 func (c *Candidate) Input() *Input {
-	return &Input{Path: c.in.Path, Size: c.in.Size, SHA256: c.in.SHA256, open: c.Open, openAt: c.in.openAt}
+	return &Input{Path: c.in.Path, Size: c.in.Size, sha: c.in.sha, digest: c.in.digest, open: c.Open, openAt: c.in.openAt}
 }
 
 // A unit is what the driver reads as one source: one path, or the files of
@@ -146,11 +146,11 @@ func groupPrepared(ps []*prepared) ([][]int, error) {
 		var candIdx []int
 		seen := map[string]bool{}
 		for _, i := range idx {
-			if seen[ps[i].in.SHA256] {
+			if seen[ps[i].in.SHA256()] {
 				continue
 			}
-			seen[ps[i].in.SHA256] = true
-			cands = append(cands, &Candidate{Path: ps[i].path, SHA256: ps[i].in.SHA256, Size: ps[i].in.Size, Head: ps[i].head, in: ps[i].in})
+			seen[ps[i].in.SHA256()] = true
+			cands = append(cands, &Candidate{Path: ps[i].path, SHA256: ps[i].in.SHA256(), Size: ps[i].in.Size, Head: ps[i].head, in: ps[i].in})
 			candIdx = append(candIdx, i)
 		}
 		if len(cands) < 2 {
@@ -192,13 +192,18 @@ func groupPrepared(ps []*prepared) ([][]int, error) {
 // readGroup reads the files of one run as one source.
 func readGroup(ctx context.Context, u unit, w *schemas.BundleWriter, opts Options) (schemas.Source, error) {
 	first := u.files[0]
+	for _, p := range u.files {
+		if err := p.in.hashErr(); err != nil {
+			return schemas.Source{}, &Error{File: p.path, Err: fmt.Errorf("hashing: %w", err)}
+		}
+	}
 	sink := newSourceSink(ctx, first.path, w, opts)
-	sink.src.SHA256, sink.src.Bytes, sink.src.Compression, sink.src.Format = first.in.SHA256, first.in.Size, first.comp, u.gf.Name()
+	sink.src.SHA256, sink.src.Bytes, sink.src.Compression, sink.src.Format = first.in.SHA256(), first.in.Size, first.comp, u.gf.Name()
 	ins := make([]*Input, len(u.files))
 	for i, p := range u.files {
 		ins[i] = p.in
 		sink.files = append(sink.files, p.path)
-		sink.src.Files = append(sink.src.Files, schemas.SourceFile{Path: sink.paths.store(p.path), SHA256: p.in.SHA256, Bytes: p.in.Size, Compression: p.comp})
+		sink.src.Files = append(sink.src.Files, schemas.SourceFile{Path: sink.paths.store(p.path), SHA256: p.in.SHA256(), Bytes: p.in.Size, Compression: p.comp})
 		defer track(p.in, p.path, opts)()
 	}
 	if err := u.gf.ReadGroup(ctx, ins, sink); err != nil {

@@ -1,8 +1,6 @@
 package ingest
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"io"
 	"os"
@@ -32,26 +30,31 @@ func Head(in *Input) ([]byte, error) {
 // FileInput makes an Input of a plain file inside a directory a DirFormat
 // reads: hashed once, reopened at any offset. An empty file is an *Error.
 func FileInput(path string) (*Input, error) {
-	f, err := os.Open(path)
+	f, err := os.Open(path) // refused at once if it cannot be read
 	if err != nil {
 		return nil, &Error{File: path, Err: unwrapPathError(err)}
 	}
-	defer f.Close()
-	h := sha256.New()
-	n, err := io.Copy(h, f)
+	fi, err := f.Stat()
+	f.Close()
 	if err != nil {
 		return nil, &Error{File: path, Err: err}
 	}
+	if !fi.Mode().IsRegular() {
+		return nil, &Error{File: path, Err: errors.New("not a regular file")}
+	}
+	n := fi.Size()
 	if n == 0 {
 		return nil, &Error{File: path, Err: errors.New("empty file")}
 	}
-	return NewInput(path, n, hex.EncodeToString(h.Sum(nil)), func(off int64) (io.ReadCloser, error) {
+	in := NewInput(path, n, "", func(off int64) (io.ReadCloser, error) {
 		f, err := os.Open(path)
 		if err != nil {
 			return nil, err
 		}
 		return sectionCloser{io.NewSectionReader(f, off, n-off), f}, nil
-	}), nil
+	})
+	in.digest = hashFile(path) // alongside the reading, as for a file given alone
+	return in, nil
 }
 
 // FileHead returns the first HeadSize bytes of a file, or nil.

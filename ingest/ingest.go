@@ -19,8 +19,11 @@ package ingest
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"unicode/utf8"
 
@@ -117,14 +120,68 @@ func (e *Error) Unwrap() error { return e.Err }
 
 // An Input is one file to read.
 type Input struct {
-	Path   string // as given by the user
-	Size   int64
-	SHA256 string
+	Path string // as given by the user
+	Size int64
+	// sha is the content's SHA-256 when it was given (NewInput); digest
+	// computes it alongside the reading of a file (SHA256 waits for it).
+	sha    string
+	digest *digest
 	// open returns the content from its start; openAt from a byte offset.
 	open   func() (io.ReadCloser, error)
 	openAt func(off int64) (io.ReadCloser, error)
 	track  func(n int64)
 	pass   func(what string, total int64) func(n int64)
+}
+
+// SHA256 returns the hex SHA-256 of the input's content (of the file as
+// stored, before any decompression). The driver hashes a file on its own
+// goroutine while the format reads it, so a format should ask for it
+// when it first needs it (a run's ID), not before: SHA256 waits for the
+// hash. It is "" if the file could not be hashed, which the driver then
+// reports as the file's error.
+func (in *Input) SHA256() string {
+	if in.digest != nil {
+		<-in.digest.done
+		return in.digest.sum
+	}
+	return in.sha
+}
+
+// hashErr waits for the input's hash and returns its failure.
+func (in *Input) hashErr() error {
+	if in.digest == nil {
+		return nil
+	}
+	<-in.digest.done
+	return in.digest.err
+}
+
+// A digest is a file's SHA-256, computed on its own goroutine.
+type digest struct {
+	done chan struct{}
+	sum  string
+	err  error
+}
+
+// hashFile starts hashing the file at path.
+func hashFile(path string) *digest {
+	d := &digest{done: make(chan struct{})}
+	go func() {
+		defer close(d.done)
+		f, err := os.Open(path)
+		if err != nil {
+			d.err = err
+			return
+		}
+		defer f.Close()
+		h := sha256.New()
+		if _, err := io.CopyBuffer(h, f, make([]byte, 1<<20)); err != nil {
+			d.err = err
+			return
+		}
+		d.sum = hex.EncodeToString(h.Sum(nil))
+	}()
+	return d
 }
 
 // Pass starts the progress of a second pass over the input that reads
@@ -158,7 +215,7 @@ func (in *Input) OpenAt(off int64) (io.ReadCloser, error) { return in.openAt(off
 // NewInput makes an Input from a function that opens the content at a
 // byte offset; tests and callers with in-memory or unusual storage use it.
 func NewInput(path string, size int64, sha256hex string, openAt func(off int64) (io.ReadCloser, error)) *Input {
-	return &Input{Path: path, Size: size, SHA256: sha256hex,
+	return &Input{Path: path, Size: size, sha: sha256hex,
 		open: func() (io.ReadCloser, error) { return openAt(0) }, openAt: openAt}
 }
 

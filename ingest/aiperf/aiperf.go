@@ -133,7 +133,7 @@ func (Format) Read(ctx context.Context, in *ingest.Input, sink ingest.Sink) erro
 	kind, _ := kindOf(head)
 	switch kind {
 	case kindRecords:
-		r := newRecordReader(ctx, in, sink, ingest.RunID("aiperf", in.SHA256, 0), false)
+		r := newRecordReader(ctx, in, sink, ingest.RunID("aiperf", in.SHA256(), 0), false)
 		if err := r.read(); err != nil {
 			return err
 		}
@@ -164,7 +164,7 @@ func (Format) Read(ctx context.Context, in *ingest.Input, sink ingest.Sink) erro
 		return nil
 	case kindTelemetry:
 		es := &energySink{Sink: sink}
-		t := &telemetryReader{in: in, sink: es, runID: ingest.RunID("aiperf", in.SHA256, 0)}
+		t := &telemetryReader{in: in, sink: es, runID: ingest.RunID("aiperf", in.SHA256(), 0)}
 		if err := t.read(ctx); err != nil {
 			return err
 		}

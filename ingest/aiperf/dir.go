@@ -210,7 +210,7 @@ func readSet(ctx context.Context, s artifactSet, sink ingest.Sink) (string, erro
 			return "", err
 		}
 		if runID == "" {
-			runID = ingest.RunID("aiperf", in.SHA256, 0)
+			runID = ingest.RunID("aiperf", in.SHA256(), 0)
 		}
 		r := newRecordReader(ctx, in, sink, runID, true)
 		if err := r.read(); err != nil {
@@ -235,7 +235,7 @@ func readSet(ctx context.Context, s artifactSet, sink ingest.Sink) (string, erro
 			return "", err
 		}
 		if runID == "" {
-			runID = ingest.RunID("aiperf", in.SHA256, 0)
+			runID = ingest.RunID("aiperf", in.SHA256(), 0)
 		}
 		t := &telemetryReader{in: in, sink: sink, runID: runID}
 		if err := t.read(ctx); err != nil {

@@ -394,7 +394,7 @@ func (r *recordReader) standaloneRun() *schemas.Run {
 	c := &r.rc
 	vs := r.versions()
 	run := &schemas.Run{ID: r.runID, Tool: "aiperf", ToolVersion: vs.String(), Format: kindRecords,
-		SourcePath: r.in.Path, SourceSHA256: r.in.SHA256, Scenario: schemas.ScenarioUnknown, Arrival: schemas.ArrivalUnknown,
+		SourcePath: r.in.Path, SourceSHA256: r.in.SHA256(), Scenario: schemas.ScenarioUnknown, Arrival: schemas.ArrivalUnknown,
 		Completed: schemas.Some(c.ok), Failed: schemas.Some(c.failed), WindowKind: schemas.WindowKindSpan,
 		TokenSource: "client tokenizer (reasoning_content counted as output; chat template not applied)",
 		Labels:      map[string]string{"request_times": "unix epoch seconds (AIPerf wall clock, request_start_ns)"},

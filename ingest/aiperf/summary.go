@@ -89,8 +89,8 @@ type summaryRun struct {
 
 func newSummaryRun(in *ingest.Input, index int, format string) *summaryRun {
 	return &summaryRun{vs: anyVersion(), record: "summary", path: in.Path, run: schemas.Run{
-		ID: ingest.RunID("aiperf", in.SHA256, index), Tool: "aiperf", Format: format,
-		SourcePath: in.Path, SourceSHA256: in.SHA256, SourceRecord: int64(index),
+		ID: ingest.RunID("aiperf", in.SHA256(), index), Tool: "aiperf", Format: format,
+		SourcePath: in.Path, SourceSHA256: in.SHA256(), SourceRecord: int64(index),
 		Scenario: schemas.ScenarioUnknown, Arrival: schemas.ArrivalUnknown, WindowKind: schemas.WindowKindSpan,
 		TokenSource: "client tokenizer (reasoning_content counted as output; chat template not applied)",
 		Labels:      map[string]string{},

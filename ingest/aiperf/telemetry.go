@@ -231,7 +231,7 @@ func (t *telemetryReader) standaloneRun() *schemas.Run {
 	vs := anyVersion()
 	vs.since("0.2")
 	run := &schemas.Run{ID: t.runID, Tool: "aiperf", ToolVersion: vs.String(), Format: kindTelemetry,
-		SourcePath: t.in.Path, SourceSHA256: t.in.SHA256, Scenario: schemas.ScenarioUnknown, Arrival: schemas.ArrivalUnknown,
+		SourcePath: t.in.Path, SourceSHA256: t.in.SHA256(), Scenario: schemas.ScenarioUnknown, Arrival: schemas.ArrivalUnknown,
 		Flags: []string{"telemetry_only"}}
 	if t.ingested > 0 {
 		run.WindowStart, run.WindowEnd = schemas.Some(t.first), schemas.Some(t.last)

@@ -104,11 +104,11 @@ func readResult(in *ingest.Input, sink ingest.Sink, meta *metadata) (*result, er
 	if err != nil {
 		return nil, err
 	}
-	id := ingest.RunID("genai-bench", in.SHA256, 0)
+	id := ingest.RunID("genai-bench", in.SHA256(), 0)
 	r := &result{in: in, sink: sink, meta: meta, m: rows.Metrics{Sink: sink, RunID: id, Record: "aggregated_metrics", Path: in.Path},
 		values: map[string][]float64{}, reported: map[string]float64{}, agg: root.Get("aggregated_metrics"),
 		run: schemas.Run{ID: id, Tool: "genai-bench", ToolVersion: "unknown (no experiment_metadata.json)", Format: kindResult,
-			SourcePath: in.Path, SourceSHA256: in.SHA256, Scenario: schemas.ScenarioUnknown, Arrival: schemas.ArrivalUnknown,
+			SourcePath: in.Path, SourceSHA256: in.SHA256(), Scenario: schemas.ScenarioUnknown, Arrival: schemas.ArrivalUnknown,
 			Labels: map[string]string{}, TokenSource: "server_usage (client tokenizer where the server gave none)"}}
 	if !r.agg.IsObject() {
 		return nil, jtree.ErrorAt(in.Path, r.agg, "", "aggregated_metrics", "expected an object, found %s", r.agg.Describe())

@@ -30,8 +30,8 @@ type runState struct {
 
 func newRunState(in *ingest.Input, index int, format string) *runState {
 	return &runState{vs: anyVersion(), record: "summary", run: schemas.Run{
-		ID: ingest.RunID("genai-perf", in.SHA256, index), Tool: "genai-perf", Format: format,
-		SourcePath: in.Path, SourceSHA256: in.SHA256, SourceRecord: int64(index),
+		ID: ingest.RunID("genai-perf", in.SHA256(), index), Tool: "genai-perf", Format: format,
+		SourcePath: in.Path, SourceSHA256: in.SHA256(), SourceRecord: int64(index),
 		Scenario: schemas.ScenarioUnknown, Arrival: schemas.ArrivalUnknown, WindowKind: schemas.WindowKindSpan,
 		TokenSource: "output: client tokenizer over the answer text (reasoning not counted); input: client tokenizer, chat template not applied",
 		Labels:      map[string]string{},

@@ -120,8 +120,8 @@ func (r *benchReader) read() (string, error) {
 		version = fmt.Sprintf("GuideLLM %s (report schema version %s)", v, r.top.at("metadata", "version").scalar())
 	}
 	run := schemas.Run{
-		ID: ingest.RunID("guidellm", r.in.SHA256, r.index), Tool: "guidellm", ToolVersion: version, Format: "guidellm",
-		SourcePath: r.in.Path, SourceSHA256: r.in.SHA256, SourceRecord: int64(r.index),
+		ID: ingest.RunID("guidellm", r.in.SHA256(), r.index), Tool: "guidellm", ToolVersion: version, Format: "guidellm",
+		SourcePath: r.in.Path, SourceSHA256: r.in.SHA256(), SourceRecord: int64(r.index),
 		Labels: map[string]string{"guidellm_schema": genNames[r.gen]},
 	}
 	var err error

@@ -38,9 +38,9 @@ type summary struct {
 }
 
 func newSummary(in *ingest.Input, sink ingest.Sink, info fileInfo, cfg Settings) *summary {
-	id := ingest.RunID("inference-perf", in.SHA256, 0)
+	id := ingest.RunID("inference-perf", in.SHA256(), 0)
 	s := &summary{in: in, sink: sink, info: info, cfg: cfg, m: rows.Metrics{Sink: sink, RunID: id, Record: "summary", Path: in.Path},
-		run: schemas.Run{ID: id, Tool: "inference-perf", Format: kindLifecycle, SourcePath: in.Path, SourceSHA256: in.SHA256,
+		run: schemas.Run{ID: id, Tool: "inference-perf", Format: kindLifecycle, SourcePath: in.Path, SourceSHA256: in.SHA256(),
 			Scenario: schemas.ScenarioUnknown, Arrival: schemas.ArrivalUnknown, Labels: map[string]string{},
 			TokenSource: "client tokenizer (inference-perf re-tokenizes the response text)"}}
 	return s

@@ -24,10 +24,10 @@ type prom struct {
 }
 
 func newProm(in *ingest.Input, sink ingest.Sink, info fileInfo) *prom {
-	id := ingest.RunID("inference-perf", in.SHA256, 0)
+	id := ingest.RunID("inference-perf", in.SHA256(), 0)
 	p := &prom{in: in, sink: sink, m: rows.Metrics{Sink: sink, RunID: id, Record: "prometheus summary", Path: in.Path},
 		run: schemas.Run{ID: id, Tool: "inference-perf", ToolVersion: "any (Prometheus summary)", Format: kindPrometheus,
-			SourcePath: in.Path, SourceSHA256: in.SHA256, Scenario: schemas.ScenarioUnknown, Arrival: schemas.ArrivalUnknown,
+			SourcePath: in.Path, SourceSHA256: in.SHA256(), Scenario: schemas.ScenarioUnknown, Arrival: schemas.ArrivalUnknown,
 			Flags: []string{"server_side_metrics"}, Labels: map[string]string{"inference_perf.stage": "all"}}}
 	if info.stage >= 0 {
 		p.run.Labels["inference_perf.stage"] = strconv.Itoa(info.stage)

@@ -204,7 +204,7 @@ func (r *requestReader) series() []struct {
 // readRequestsAlone reads a per-request file without its summary: a run of
 // its own, with the statistics computed from it.
 func readRequestsAlone(ctx context.Context, in *ingest.Input, sink ingest.Sink) error {
-	rr := newRequestReader(ctx, in, sink, ingest.RunID("inference-perf", in.SHA256, 0))
+	rr := newRequestReader(ctx, in, sink, ingest.RunID("inference-perf", in.SHA256(), 0))
 	defer rr.close()
 	if err := rr.read(); err != nil {
 		return err
@@ -219,7 +219,7 @@ func readRequestsAlone(ctx context.Context, in *ingest.Input, sink ingest.Sink) 
 // stages it holds.
 func (r *requestReader) standaloneRun() *schemas.Run {
 	run := &schemas.Run{ID: r.runID, Tool: "inference-perf", ToolVersion: "any (per-request lifecycle file)", Format: kindRequests,
-		SourcePath: r.in.Path, SourceSHA256: r.in.SHA256, Scenario: schemas.ScenarioUnknown, Arrival: schemas.ArrivalUnknown,
+		SourcePath: r.in.Path, SourceSHA256: r.in.SHA256(), Scenario: schemas.ScenarioUnknown, Arrival: schemas.ArrivalUnknown,
 		NumPrompts: schemas.Some(r.n), Completed: schemas.Some(r.ok), Failed: schemas.Some(r.failed),
 		Labels: map[string]string{"inference_perf.stage": "all"}, Flags: []string{flagAll},
 		TokenSource: "client tokenizer (inference-perf re-tokenizes the response text)"}

@@ -33,11 +33,11 @@ type report struct {
 }
 
 func newReport(in *ingest.Input, sink ingest.Sink, root *jtree.Node, version string) *report {
-	id := ingest.RunID("llmd-br", in.SHA256, 0)
+	id := ingest.RunID("llmd-br", in.SHA256(), 0)
 	return &report{in: in, sink: sink, root: root, version: version,
 		m: rows.Metrics{Sink: sink, RunID: id, Record: "report", Path: in.Path},
 		run: schemas.Run{ID: id, Tool: "llmd-br", ToolVersion: version, Format: "llmd-br-v" + version,
-			SourcePath: in.Path, SourceSHA256: in.SHA256, Scenario: schemas.ScenarioUnknown, Arrival: schemas.ArrivalUnknown,
+			SourcePath: in.Path, SourceSHA256: in.SHA256(), Scenario: schemas.ScenarioUnknown, Arrival: schemas.ArrivalUnknown,
 			Labels: map[string]string{"br.version": version}}}
 }
 

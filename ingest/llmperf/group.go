@@ -153,7 +153,7 @@ func (Format) ReadGroup(ctx context.Context, files []*ingest.Input, sink ingest.
 	if err != nil {
 		return err
 	}
-	runID := ingest.RunID("llmperf", files[0].SHA256, 0)
+	runID := ingest.RunID("llmperf", files[0].SHA256(), 0)
 	sc, _, c, err = openJSON(files[1], jsonscan.BeginArray, "a list of responses")
 	if err != nil {
 		return err

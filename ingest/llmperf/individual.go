@@ -140,7 +140,7 @@ func (r *responsesReader) flags() []string {
 }
 
 func readIndividual(ctx context.Context, in *ingest.Input, sc *jsonscan.Scanner, open jsonscan.Token, sink ingest.Sink) error {
-	r := newResponsesReader(ctx, in, sink, ingest.RunID("llmperf", in.SHA256, 0))
+	r := newResponsesReader(ctx, in, sink, ingest.RunID("llmperf", in.SHA256(), 0))
 	if err := r.read(sc); err != nil {
 		return err
 	}
@@ -148,7 +148,7 @@ func readIndividual(ctx context.Context, in *ingest.Input, sc *jsonscan.Scanner,
 	version := "LLMPerf (individual responses), " + e.desc
 	run := schemas.Run{
 		ID: r.runID, Tool: "llmperf", ToolVersion: version, Format: "llmperf-individual",
-		SourcePath: in.Path, SourceSHA256: in.SHA256, Tokenizer: tokenizer, TokenSource: tokenSource,
+		SourcePath: in.Path, SourceSHA256: in.SHA256(), Tokenizer: tokenizer, TokenSource: tokenSource,
 		Scenario: schemas.ScenarioConcurrency, Arrival: schemas.ArrivalClosedLoop, Streaming: schemas.Some(true),
 		NumPrompts: schemas.Some(int64(r.n)), Completed: schemas.Some(int64(len(r.rows))), Failed: schemas.Some(int64(r.failed)),
 		Labels: map[string]string{"result_name": resultName(in.Path)}, Flags: slices.Clone(e.flags),

@@ -201,8 +201,8 @@ func (r *summaryReader) version() string {
 func (r *summaryReader) build(ctx context.Context) error {
 	in := r.in
 	r.run = schemas.Run{
-		ID: ingest.RunID("llmperf", in.SHA256, 0), Tool: "llmperf", ToolVersion: r.version(), Format: "llmperf-summary",
-		SourcePath: in.Path, SourceSHA256: in.SHA256, Tokenizer: tokenizer, TokenSource: tokenSource,
+		ID: ingest.RunID("llmperf", in.SHA256(), 0), Tool: "llmperf", ToolVersion: r.version(), Format: "llmperf-summary",
+		SourcePath: in.Path, SourceSHA256: in.SHA256(), Tokenizer: tokenizer, TokenSource: tokenSource,
 		Scenario: schemas.ScenarioConcurrency, Arrival: schemas.ArrivalClosedLoop, Streaming: schemas.Some(true),
 		Labels: map[string]string{"result_name": resultName(in.Path)}, Flags: slices.Clone(r.era.flags),
 	}

@@ -36,7 +36,7 @@ type test struct {
 // newTest starts the test whose identity comes from in.
 func newTest(in *ingest.Input, sink ingest.Sink) *test {
 	return &test{sink: sink, run: schemas.Run{
-		ID: ingest.RunID("locust", in.SHA256, 0), Tool: "locust", SourcePath: in.Path, SourceSHA256: in.SHA256,
+		ID: ingest.RunID("locust", in.SHA256(), 0), Tool: "locust", SourcePath: in.Path, SourceSHA256: in.SHA256(),
 		Scenario: schemas.ScenarioUnknown, Arrival: schemas.ArrivalClosedLoop,
 		Labels: map[string]string{"locust_prefix": prefix(in.Path)},
 	}}

@@ -103,8 +103,8 @@ func (d *logData) samples() schemas.Opt[int64] {
 // emit reports the run and its metric rows.
 func emit(in *ingest.Input, d *logData, sink ingest.Sink) error {
 	run := schemas.Run{
-		ID: ingest.RunID("mlperf", in.SHA256, 0), Tool: "mlperf", ToolVersion: d.version, Format: d.format,
-		SourcePath: in.Path, SourceSHA256: in.SHA256, ToolDate: d.date, Labels: d.labels,
+		ID: ingest.RunID("mlperf", in.SHA256(), 0), Tool: "mlperf", ToolVersion: d.version, Format: d.format,
+		SourcePath: in.Path, SourceSHA256: in.SHA256(), ToolDate: d.date, Labels: d.labels,
 	}
 	dirScenario, benchmark := pathScenario(in.Path)
 	switch {

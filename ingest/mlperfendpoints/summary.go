@@ -43,9 +43,9 @@ func readSummary(in *ingest.Input, sink ingest.Sink, cfg *jtree.Node) (*summary,
 	if err != nil {
 		return nil, err
 	}
-	id := ingest.RunID("mlperf-endpoints", in.SHA256, 0)
+	id := ingest.RunID("mlperf-endpoints", in.SHA256(), 0)
 	s := &summary{in: in, sink: sink, root: root, m: rows.Metrics{Sink: sink, RunID: id, Record: "result summary", Path: in.Path},
-		run: schemas.Run{ID: id, Tool: "mlperf-endpoints", ToolVersion: "unknown", Format: kindSummary, SourcePath: in.Path, SourceSHA256: in.SHA256,
+		run: schemas.Run{ID: id, Tool: "mlperf-endpoints", ToolVersion: "unknown", Format: kindSummary, SourcePath: in.Path, SourceSHA256: in.SHA256(),
 			Scenario: schemas.ScenarioUnknown, Arrival: schemas.ArrivalUnknown, Labels: map[string]string{},
 			TokenSource: "client tokenizer (the tool's HF tokenizer pool)"}}
 	if v, ok := root.Get("version").Str(); ok && v != "" {

@@ -18,8 +18,8 @@ import (
 func (r *runReader) throughput() (string, error) {
 	rec := r.rec
 	run := schemas.Run{
-		ID: ingest.RunID("vllm", r.in.SHA256, rec.index), Tool: "vllm", Format: kindThroughput,
-		ToolVersion: "vllm bench throughput (2024-05-16 or later)", SourcePath: r.in.Path, SourceSHA256: r.in.SHA256,
+		ID: ingest.RunID("vllm", r.in.SHA256(), rec.index), Tool: "vllm", Format: kindThroughput,
+		ToolVersion: "vllm bench throughput (2024-05-16 or later)", SourcePath: r.in.Path, SourceSHA256: r.in.SHA256(),
 		SourceRecord: int64(rec.index), Scenario: schemas.ScenarioOffline, Arrival: schemas.ArrivalAllAtOnce,
 		RequestRate: schemas.Some(math.Inf(1)), WindowKind: schemas.WindowKindEngine,
 	}
@@ -97,8 +97,8 @@ func (r *runReader) throughput() (string, error) {
 func (r *runReader) latency() (string, error) {
 	rec := r.rec
 	run := schemas.Run{
-		ID: ingest.RunID("vllm", r.in.SHA256, rec.index), Tool: "vllm", Format: kindLatency,
-		ToolVersion: "vllm bench latency (2024-05-16 or later)", SourcePath: r.in.Path, SourceSHA256: r.in.SHA256,
+		ID: ingest.RunID("vllm", r.in.SHA256(), rec.index), Tool: "vllm", Format: kindLatency,
+		ToolVersion: "vllm bench latency (2024-05-16 or later)", SourcePath: r.in.Path, SourceSHA256: r.in.SHA256(),
 		SourceRecord: int64(rec.index), Scenario: schemas.ScenarioBatchLatency, Arrival: schemas.ArrivalClosedLoop,
 		MaxConcurrency: schemas.Some(int64(1)), WindowKind: schemas.WindowKindEngine,
 	}

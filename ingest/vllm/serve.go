@@ -143,8 +143,8 @@ func (r *runReader) serve() (string, error) {
 		return "", err
 	}
 	run := schemas.Run{
-		ID: ingest.RunID("vllm", r.in.SHA256, rec.index), Tool: "vllm", Format: kindServe,
-		ToolVersion: r.era.describe(date), SourcePath: r.in.Path, SourceSHA256: r.in.SHA256,
+		ID: ingest.RunID("vllm", r.in.SHA256(), rec.index), Tool: "vllm", Format: kindServe,
+		ToolVersion: r.era.describe(date), SourcePath: r.in.Path, SourceSHA256: r.in.SHA256(),
 		SourceRecord: int64(rec.index), ToolDate: date, WindowKind: schemas.WindowKindDispatch,
 		Labels: map[string]string{},
 	}
