@@ -2,10 +2,12 @@ package ingest
 
 import (
 	"crypto/sha256"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 )
 
 // TestHashFile: a file's hash, computed on its own goroutine, is its
@@ -31,5 +33,35 @@ func TestHashFile(t *testing.T) {
 	}
 	if given := NewInput("x", 1, "abc", nil); given.SHA256() != "abc" || given.hashErr() != nil {
 		t.Errorf("NewInput: %q", given.SHA256())
+	}
+}
+
+// TestHashSlots: at most cap(hashSlots) files are hashed at once, the
+// others wait their turn and then hash; one abandoned while it waits
+// stops without reading.
+func TestHashSlots(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "f")
+	if err := os.WriteFile(path, []byte("abc"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for range cap(hashSlots) {
+		hashSlots <- struct{}{} // every slot taken
+	}
+	waiting, abandoned := hashFile(path), hashFile(path)
+	select {
+	case <-waiting.done:
+		t.Fatal("a hash ran without a slot")
+	case <-time.After(50 * time.Millisecond):
+	}
+	abandoned.cancel()
+	<-abandoned.done
+	if !errors.Is(abandoned.err, errHashStopped) {
+		t.Errorf("abandoned hash: %q, %v", abandoned.sum, abandoned.err)
+	}
+	for range cap(hashSlots) {
+		<-hashSlots
+	}
+	if in := (&Input{digest: waiting}); in.SHA256() != fmt.Sprintf("%x", sha256.Sum256([]byte("abc"))) {
+		t.Errorf("waiting hash: %q, %v", in.SHA256(), in.hashErr())
 	}
 }

@@ -21,10 +21,12 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/verdict-llm/verdict/schemas"
@@ -159,30 +161,64 @@ func (in *Input) hashErr() error {
 // A digest is a file's SHA-256, computed on its own goroutine.
 type digest struct {
 	done chan struct{}
+	stop chan struct{}
+	once sync.Once
 	sum  string
 	err  error
 }
 
-// hashFile starts hashing the file at path.
+// hashSlots bounds the files hashed at once: all of a command's inputs
+// are prepared before the first is read, and each hash holds a buffer.
+var hashSlots = make(chan struct{}, 2)
+
+// errHashStopped is the hash of a file whose reading was abandoned.
+var errHashStopped = errors.New("hashing stopped")
+
+// hashFile starts hashing the file at path, once one of hashSlots is
+// free (files are hashed in the order they are given, as they are read).
 func hashFile(path string) *digest {
-	d := &digest{done: make(chan struct{})}
+	d := &digest{done: make(chan struct{}), stop: make(chan struct{})}
 	go func() {
 		defer close(d.done)
-		f, err := os.Open(path)
-		if err != nil {
-			d.err = err
+		select {
+		case hashSlots <- struct{}{}:
+			defer func() { <-hashSlots }()
+		case <-d.stop:
+			d.err = errHashStopped
 			return
 		}
-		defer f.Close()
-		h := sha256.New()
-		if _, err := io.CopyBuffer(h, f, make([]byte, 1<<20)); err != nil {
-			d.err = err
-			return
-		}
-		d.sum = hex.EncodeToString(h.Sum(nil))
+		d.sum, d.err = d.hash(path)
 	}()
 	return d
 }
+
+func (d *digest) hash(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	buf := make([]byte, 1<<20)
+	for {
+		select {
+		case <-d.stop:
+			return "", errHashStopped
+		default:
+		}
+		n, err := f.Read(buf)
+		h.Write(buf[:n])
+		if err == io.EOF {
+			return hex.EncodeToString(h.Sum(nil)), nil
+		}
+		if err != nil {
+			return "", err
+		}
+	}
+}
+
+// cancel stops a hash nobody will wait for (its input is not read).
+func (d *digest) cancel() { d.once.Do(func() { close(d.stop) }) }
 
 // Pass starts the progress of a second pass over the input that reads
 // total items (what names them, as "requests of run 1"); the function
