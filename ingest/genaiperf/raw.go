@@ -73,6 +73,7 @@ type rawExp struct {
 	ts      []int64
 	outs    []respInfo
 	frag    string
+	sc      *jsonscan.Scanner // parses the responses' bodies and events (parse)
 	gapsBuf []float64
 }
 
@@ -554,7 +555,7 @@ func (e *rawExp) inputs(n *jtree.Node) {
 	}
 	body := n
 	if p, ok := n.Get("payload").Str(); ok {
-		if t, err := jtree.Parse("payload", strings.NewReader(p)); err == nil {
+		if t, err := e.parse("payload", p); err == nil {
 			body = t
 		}
 	}
@@ -577,6 +578,15 @@ func (e *rawExp) inputs(n *jtree.Node) {
 	}
 }
 
+// parse reads one small JSON document (a payload, a response body, an
+// event) with the experiment's scanner.
+func (e *rawExp) parse(what, text string) (*jtree.Node, error) {
+	if e.sc == nil {
+		e.sc = jsonscan.New(nil)
+	}
+	return jtree.ParseUsing(e.sc, what, strings.NewReader(text))
+}
+
 // classify reads one response output.
 func (e *rawExp) classify(n *jtree.Node) respInfo {
 	var o respInfo
@@ -585,7 +595,7 @@ func (e *rawExp) classify(n *jtree.Node) respInfo {
 		if e.frag != "" || strings.HasPrefix(t, "data:") {
 			e.sse(s, &o)
 		} else if t != "" {
-			if body, err := jtree.Parse("response", strings.NewReader(t)); err == nil {
+			if body, err := e.parse("response", t); err == nil {
 				applyEvent(body, &o)
 			} else {
 				e.unparsed++
@@ -625,7 +635,7 @@ func (e *rawExp) sse(text string, o *respInfo) {
 		if d == "" || d == "[DONE]" {
 			continue
 		}
-		n, err := jtree.Parse("event", strings.NewReader(d))
+		n, err := e.parse("event", d)
 		if err != nil {
 			if k == len(events)-1 {
 				e.frag = ev // perhaps completed by the next response

@@ -45,7 +45,15 @@ const MaxNodes = 4 << 20
 // Parse reads exactly one JSON value from r. Errors are *ingest.Error
 // values naming path and the position.
 func Parse(path string, r io.Reader) (*Node, error) {
-	sc := jsonscan.New(r)
+	return ParseUsing(jsonscan.New(nil), path, r)
+}
+
+// ParseUsing is Parse with the caller's scanner, reset to read r, for a
+// reader that parses many small documents (a stream's events, one per
+// response): a new scanner allocates and clears a 64 KiB buffer, a reset
+// one keeps its own.
+func ParseUsing(sc *jsonscan.Scanner, path string, r io.Reader) (*Node, error) {
+	sc.Reset(r, jsonscan.Pos{})
 	tok, err := sc.Next()
 	if err == io.EOF {
 		return nil, &ingest.Error{File: path, Err: errors.New("no JSON value found")}
