@@ -223,8 +223,8 @@ func prepare(path string, forced Format, opts Options) (*prepared, error) {
 	if limit <= 0 {
 		limit = DefaultMaxDecompressed
 	}
-	// The file is hashed alongside its reading: run IDs wait for it
-	// (Input.SHA256), the rest of the work does not.
+	// The file is hashed alongside its reading (readFile): run IDs wait
+	// for it (Input.SHA256), the rest of the work does not.
 	p := &prepared{path: path, in: &Input{Path: path, Size: fi.Size(), digest: hashFile(path)}, close: func() {}}
 	if c := sniff(head); c != plain {
 		p.comp = c.String()
@@ -293,12 +293,13 @@ func readFile(ctx context.Context, p *prepared, w *schemas.BundleWriter, opts Op
 	sink.src.Compression = p.comp
 	defer track(p.in, p.path, opts)()
 	sink.src.Bytes, sink.src.Format = p.in.Size, p.f.Name()
-	err := p.f.Read(ctx, p.in, sink)
-	if herr := p.in.hashErr(); herr != nil {
-		return schemas.Source{}, &Error{File: p.path, Err: fmt.Errorf("hashing: %w", herr)}
-	}
-	if err != nil {
+	p.in.digest.begin() // hashed while the format reads
+	if err := p.f.Read(ctx, p.in, sink); err != nil {
+		p.in.digest.cancel() // do not wait for a hash nobody needs (Ctrl-C)
 		return schemas.Source{}, fileError(p.path, err)
+	}
+	if err := p.in.hashErr(); err != nil {
+		return schemas.Source{}, &Error{File: p.path, Err: fmt.Errorf("hashing: %w", err)}
 	}
 	sink.src.SHA256 = p.in.SHA256()
 	return sink.finish()

@@ -77,9 +77,6 @@ func closeUnits(us []unit) {
 			if p != nil && p.close != nil {
 				p.close()
 			}
-			if p != nil && p.in != nil && p.in.digest != nil {
-				p.in.digest.cancel() // a hash still running is of an input not read
-			}
 		}
 	}
 }

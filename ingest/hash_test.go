@@ -23,7 +23,7 @@ func TestHashFile(t *testing.T) {
 	if err := os.WriteFile(path, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	in := &Input{Path: path, digest: hashFile(path)}
+	in := &Input{Path: path, digest: hashFile(path)} // started by SHA256
 	if got, want := in.SHA256(), fmt.Sprintf("%x", sha256.Sum256(data)); got != want || in.hashErr() != nil {
 		t.Errorf("SHA256 %s (%v), want %s", got, in.hashErr(), want)
 	}
@@ -36,32 +36,27 @@ func TestHashFile(t *testing.T) {
 	}
 }
 
-// TestHashSlots: at most cap(hashSlots) files are hashed at once, the
-// others wait their turn and then hash; one abandoned while it waits
-// stops without reading.
-func TestHashSlots(t *testing.T) {
+// TestHashStartsWhenNeeded: a digest does not read its file until its
+// reading begins or its sum is asked for (every input is prepared before
+// the first is read), and a cancelled one stops.
+func TestHashStartsWhenNeeded(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "f")
 	if err := os.WriteFile(path, []byte("abc"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	for range cap(hashSlots) {
-		hashSlots <- struct{}{} // every slot taken
-	}
-	waiting, abandoned := hashFile(path), hashFile(path)
+	d := hashFile(path)
 	select {
-	case <-waiting.done:
-		t.Fatal("a hash ran without a slot")
-	case <-time.After(50 * time.Millisecond):
+	case <-d.done:
+		t.Fatal("hashed before anybody asked")
+	case <-time.After(20 * time.Millisecond):
 	}
-	abandoned.cancel()
-	<-abandoned.done
-	if !errors.Is(abandoned.err, errHashStopped) {
-		t.Errorf("abandoned hash: %q, %v", abandoned.sum, abandoned.err)
+	if in := (&Input{digest: d}); in.SHA256() != fmt.Sprintf("%x", sha256.Sum256([]byte("abc"))) || in.hashErr() != nil {
+		t.Errorf("asked: %q, %v", in.SHA256(), in.hashErr())
 	}
-	for range cap(hashSlots) {
-		<-hashSlots
-	}
-	if in := (&Input{digest: waiting}); in.SHA256() != fmt.Sprintf("%x", sha256.Sum256([]byte("abc"))) {
-		t.Errorf("waiting hash: %q, %v", in.SHA256(), in.hashErr())
+	stopped := hashFile(path)
+	stopped.cancel()
+	stopped.wait()
+	if !errors.Is(stopped.err, errHashStopped) {
+		t.Errorf("cancelled hash: %q, %v", stopped.sum, stopped.err)
 	}
 }

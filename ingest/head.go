@@ -30,31 +30,29 @@ func Head(in *Input) ([]byte, error) {
 // FileInput makes an Input of a plain file inside a directory a DirFormat
 // reads: hashed once, reopened at any offset. An empty file is an *Error.
 func FileInput(path string) (*Input, error) {
-	f, err := os.Open(path) // refused at once if it cannot be read
+	// Hashed here, before the format reads it: a directory format's files
+	// are not the driver's, so a hash failing on the side would have
+	// nobody to report it.
+	d := hashFile(path)
+	d.wait()
+	if d.err != nil {
+		return nil, &Error{File: path, Err: unwrapPathError(d.err)}
+	}
+	fi, err := os.Stat(path)
 	if err != nil {
 		return nil, &Error{File: path, Err: unwrapPathError(err)}
-	}
-	fi, err := f.Stat()
-	f.Close()
-	if err != nil {
-		return nil, &Error{File: path, Err: err}
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, &Error{File: path, Err: errors.New("not a regular file")}
 	}
 	n := fi.Size()
 	if n == 0 {
 		return nil, &Error{File: path, Err: errors.New("empty file")}
 	}
-	in := NewInput(path, n, "", func(off int64) (io.ReadCloser, error) {
+	return NewInput(path, n, d.sum, func(off int64) (io.ReadCloser, error) {
 		f, err := os.Open(path)
 		if err != nil {
 			return nil, err
 		}
 		return sectionCloser{io.NewSectionReader(f, off, n-off), f}, nil
-	})
-	in.digest = hashFile(path) // alongside the reading, as for a file given alone
-	return in, nil
+	}), nil
 }
 
 // FileHead returns the first HeadSize bytes of a file, or nil.

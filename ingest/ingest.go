@@ -136,14 +136,14 @@ type Input struct {
 }
 
 // SHA256 returns the hex SHA-256 of the input's content (of the file as
-// stored, before any decompression). The driver hashes a file on its own
-// goroutine while the format reads it, so a format should ask for it
-// when it first needs it (a run's ID), not before: SHA256 waits for the
-// hash. It is "" if the file could not be hashed, which the driver then
-// reports as the file's error.
+// stored, before any decompression). For a file given on the command
+// line the driver hashes it on its own goroutine while the format reads
+// it, so a format should ask for it when it first needs it (a run's ID),
+// not before: SHA256 waits for the hash. It is "" if the file could not
+// be hashed, which the driver then reports as the file's error.
 func (in *Input) SHA256() string {
 	if in.digest != nil {
-		<-in.digest.done
+		in.digest.wait()
 		return in.digest.sum
 	}
 	return in.sha
@@ -154,46 +154,50 @@ func (in *Input) hashErr() error {
 	if in.digest == nil {
 		return nil
 	}
-	<-in.digest.done
+	in.digest.wait()
 	return in.digest.err
 }
 
-// A digest is a file's SHA-256, computed on its own goroutine.
+// A digest is a file's SHA-256, computed on its own goroutine from the
+// moment the file's reading starts (begin) or somebody asks for it
+// (wait), so that only the file being read is hashed: every input is
+// prepared before the first is read.
 type digest struct {
-	done chan struct{}
-	stop chan struct{}
-	once sync.Once
-	sum  string
-	err  error
+	path  string
+	start sync.Once
+	done  chan struct{}
+	stop  chan struct{}
+	once  sync.Once
+	sum   string
+	err   error
 }
-
-// hashSlots bounds the files hashed at once: all of a command's inputs
-// are prepared before the first is read, and each hash holds a buffer.
-var hashSlots = make(chan struct{}, 2)
 
 // errHashStopped is the hash of a file whose reading was abandoned.
 var errHashStopped = errors.New("hashing stopped")
 
-// hashFile starts hashing the file at path, once one of hashSlots is
-// free (files are hashed in the order they are given, as they are read).
+// hashFile makes the digest of the file at path, not yet started.
 func hashFile(path string) *digest {
-	d := &digest{done: make(chan struct{}), stop: make(chan struct{})}
-	go func() {
-		defer close(d.done)
-		select {
-		case hashSlots <- struct{}{}:
-			defer func() { <-hashSlots }()
-		case <-d.stop:
-			d.err = errHashStopped
-			return
-		}
-		d.sum, d.err = d.hash(path)
-	}()
-	return d
+	return &digest{path: path, done: make(chan struct{}), stop: make(chan struct{})}
 }
 
-func (d *digest) hash(path string) (string, error) {
-	f, err := os.Open(path)
+// begin starts the hash, once.
+func (d *digest) begin() {
+	d.start.Do(func() {
+		go func() {
+			defer close(d.done)
+			d.sum, d.err = d.hash()
+		}()
+	})
+}
+
+// wait starts the hash if need be and waits for it.
+func (d *digest) wait() {
+	d.begin()
+	<-d.done
+}
+
+func (d *digest) hash() (string, error) {
+	f, err := os.Open(d.path)
 	if err != nil {
 		return "", err
 	}
@@ -217,7 +221,7 @@ func (d *digest) hash(path string) (string, error) {
 	}
 }
 
-// cancel stops a hash nobody will wait for (its input is not read).
+// cancel stops a hash nobody will wait for (the file's reading failed).
 func (d *digest) cancel() { d.once.Do(func() { close(d.stop) }) }
 
 // Pass starts the progress of a second pass over the input that reads

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"runtime"
 	"sync"
@@ -276,5 +275,5 @@ func (p *pipeline) reread(pos jsonscan.Pos, openAt func(int64) (io.ReadCloser, e
 		return err
 	}
 	return &ingest.Error{File: p.path, Line: pos.Line, Column: pos.Col,
-		Err: fmt.Errorf("the parallel reader refused an element that reads alone (a bug in verdict; please report it)")}
+		Err: errors.New("the parallel reader refused an element that reads alone (a bug in verdict; please report it)")}
 }
