@@ -375,9 +375,9 @@ func (s *Scanner) value(c byte) (Token, error) {
 
 // lexString reads a quoted string starting at s.i, checking its escapes.
 // rawNewlines counts the newlines of a string token (JSON forbids them
-// there, and Unquote refuses them where its caller checks, but the
-// scanner passes over them), so that the lines and columns after it are
-// true, as SkipArray's are.
+// there, but the scanner and Unquote accept them, as Python's json does
+// with strict=False), so that the lines and columns after it are true,
+// as SkipArray's are.
 func (s *Scanner) rawNewlines(start int, raw []byte) {
 	s.line += bytes.Count(raw, []byte{'\n'})
 	s.lineStart = s.base + int64(start+bytes.LastIndexByte(raw, '\n')) + 1
